@@ -1,0 +1,733 @@
+"""The rules of Time Auction and Time Stake: one pure engine for both books.
+
+Standard library only. Time comes in as integer milliseconds on the store's
+clock; nothing here reads a clock. ``apply(state, action, now_ms)`` returns a
+new state and the events it caused; the caller's state is never mutated.
+
+Timed transitions (go, end of the free window, a bank running out, the end
+of the result screen) happen *at their own moment*, however late the caller
+gets round to applying them: every action first advances the game to its own
+time, so a late tick charges exactly the same as a punctual one and a stale
+tick changes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, fields, replace
+from enum import Enum
+
+# -- errors ----------------------------------------------------------------
+
+
+class RuleError(ValueError):
+    """An action the rules do not allow; the state is unchanged."""
+
+
+class InvalidSettings(RuleError):
+    """A setting out of range or of the wrong kind."""
+
+
+class NotAllowed(RuleError):
+    """The acting player may not do this (not the host, not seated)."""
+
+
+class WrongPhase(RuleError):
+    """The action does not fit the game's current phase."""
+
+
+class RoomFull(RuleError):
+    """No seat left."""
+
+
+class PressRefused(RuleError):
+    """A press that does not count; ``reason`` is a stable word for clients."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason.replace("_", " "))
+        self.reason = reason
+
+
+# -- settings --------------------------------------------------------------
+
+
+class Phase(str, Enum):
+    """Where the game is; the value is what clients see."""
+
+    LOBBY = "lobby"
+    COUNTDOWN = "countdown"
+    FREE = "free"
+    SPENDING = "spending"
+    RESULT = "result"
+    ENDED = "ended"
+
+
+CHOICES = {
+    "tie": ("tenth", "margin"),
+    "tie_rule": ("nobody", "all"),
+    "reveal": ("winner", "winning_bid", "all_bids"),
+    "own_bank": ("shown", "toggle", "hidden"),
+    "rank_ties": ("time_left", "shared"),
+}
+
+# Inclusive ranges of the numeric settings, and the step they move in.
+RANGES = {
+    "rounds": (1, 30, 1),
+    "bank_ms": (30_000, 1_800_000, 100),
+    "ready_ms": (2_000, 10_000, 100),
+    "free_ms": (0, 10_000, 100),
+    "tie_margin_ms": (1, 1_000, 1),
+    "result_ms": (2_000, 15_000, 100),
+    "min_players": (2, 8, 1),
+    "max_players": (2, 8, 1),
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every rule a host can set; a preset fills them all."""
+
+    rounds: int = 19
+    bank_ms: int = 600_000
+    ready_ms: int = 3_000
+    free_ms: int = 5_000
+    tie: str = "tenth"
+    tie_margin_ms: int = 100
+    tie_rule: str = "nobody"
+    reveal: str = "winner"
+    own_bank: str = "toggle"
+    rank_ties: str = "time_left"
+    min_players: int = 3
+    max_players: int = 7
+    result_ms: int = 5_000
+
+    def __post_init__(self):
+        for name, (low, high, step) in RANGES.items():
+            value = getattr(self, name)
+            if type(value) is not int:
+                raise InvalidSettings(f"{name} must be a whole number")
+            if not low <= value <= high or value % step:
+                raise InvalidSettings(f"{name} must be {low}–{high} in steps of {step}")
+        for name, allowed in CHOICES.items():
+            if getattr(self, name) not in allowed:
+                raise InvalidSettings(f"{name} must be one of {', '.join(allowed)}")
+        if self.min_players > self.max_players:
+            raise InvalidSettings("min_players cannot exceed max_players")
+
+    def changed(self, changes: dict) -> Settings:
+        """These settings with ``changes`` applied (strings from forms accepted)."""
+        names = {f.name for f in fields(self)}
+        parsed = {}
+        for name, value in changes.items():
+            if name not in names:
+                raise InvalidSettings(f"unknown setting {name!r}")
+            parsed[name] = _parse(name, value)
+        return replace(self, **parsed)
+
+    def to_dict(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def _parse(name: str, value):
+    if name in CHOICES:
+        if not isinstance(value, str):
+            raise InvalidSettings(f"{name} must be one of {', '.join(CHOICES[name])}")
+        return value
+    if isinstance(value, bool):
+        raise InvalidSettings(f"{name} must be a whole number")
+    if isinstance(value, str) and re.fullmatch(r"-?\d+", value.strip()):
+        return int(value.strip())
+    if isinstance(value, int):
+        return value
+    raise InvalidSettings(f"{name} must be a whole number")
+
+
+PRESETS = {
+    "auction": Settings(),
+    "quick": Settings(rounds=9, bank_ms=180_000),
+    "stake": Settings(ready_ms=5_000, free_ms=0, tie="margin", own_bank="hidden",
+                      min_players=2, max_players=8),
+}
+
+# -- state -----------------------------------------------------------------
+
+BOT_STYLES = ("aggressive", "patient", "random")
+DIFFICULTIES = ("easy", "medium", "hard")
+BOT_NAMES = ("Ada", "Boole", "Curie", "Dirac", "Euler", "Fermi", "Gauss", "Hopper")
+NAME_MAX = 24
+
+
+@dataclass
+class Player:
+    """A seat: a human or an AI player, with their (secret) bank."""
+
+    id: str
+    name: str
+    bot: bool = False
+    difficulty: str | None = None
+    style: str | None = None
+    bank_ms: int = 0
+    tokens: int = 0
+    left: bool = False
+
+
+@dataclass
+class Hold:
+    """One player's press in the current round; ``release_ms`` None while held."""
+
+    press_ms: int
+    release_ms: int | None = None
+
+
+@dataclass
+class Round:
+    """The round in progress: its moments and every hold (all secret)."""
+
+    number: int
+    start_ms: int
+    go_ms: int
+    spend_ms: int
+    holds: dict[str, Hold] = field(default_factory=dict)
+
+    def holders(self) -> list[str]:
+        return [pid for pid, hold in self.holds.items() if hold.release_ms is None]
+
+
+@dataclass
+class RoundResult:
+    """What a finished round decided; ``bids`` maps every player to a bid or None."""
+
+    round: int
+    bids: dict[str, int | None]
+    winners: tuple[str, ...]
+    tie: bool
+
+    @property
+    def winning_bid_ms(self) -> int | None:
+        return self.bids[self.winners[0]] if self.winners else None
+
+
+@dataclass
+class Game:
+    """The whole state of one room's game."""
+
+    code: str
+    settings: Settings = field(default_factory=Settings)
+    phase: Phase = Phase.LOBBY
+    players: list[Player] = field(default_factory=list)
+    host: str | None = None
+    round: int = 0
+    phase_end_ms: int | None = None
+    current: Round | None = None
+    history: list[RoundResult] = field(default_factory=list)
+    seq: int = 0
+
+    def player(self, pid: str) -> Player | None:
+        return next((p for p in self.players if p.id == pid), None)
+
+    def seated(self) -> list[Player]:
+        return [p for p in self.players if not p.left]
+
+    def copy(self) -> Game:
+        """A deep copy, written out because deepcopy is slow for simulations."""
+        current = None
+        if self.current:
+            current = replace(self.current, holds={k: replace(h) for k, h in self.current.holds.items()})
+        return replace(self, players=[replace(p) for p in self.players], current=current,
+                       history=list(self.history))
+
+
+# -- actions and events ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Join:
+    """A human takes a seat in the lobby."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Leave:
+    """A player leaves the room (in a game: stays in the standings)."""
+
+    player: str
+
+
+@dataclass(frozen=True)
+class Kick:
+    """The host removes a player in the lobby."""
+
+    by: str
+    player: str
+
+
+@dataclass(frozen=True)
+class AddBot:
+    """The host adds an AI player."""
+
+    by: str
+    difficulty: str = "medium"
+
+
+@dataclass(frozen=True)
+class RemoveBot:
+    """The host removes an AI player (the named one, or the last one added)."""
+
+    by: str
+    player: str | None = None
+
+
+@dataclass(frozen=True)
+class ChangeSettings:
+    """The host changes settings; a ``preset`` key resets to that preset first."""
+
+    by: str
+    changes: dict
+
+
+@dataclass(frozen=True)
+class Start:
+    """The host starts the game."""
+
+    by: str
+
+
+@dataclass(frozen=True)
+class Press:
+    """A player presses; ``at_ms`` (default now) may be earlier, never later."""
+
+    player: str
+    at_ms: int | None = None
+
+
+@dataclass(frozen=True)
+class Release:
+    """A player lets go; ``at_ms`` (default now) may be earlier, never later."""
+
+    player: str
+    at_ms: int | None = None
+
+
+@dataclass(frozen=True)
+class Tick:
+    """Time passes: apply whatever transitions are due."""
+
+
+@dataclass(frozen=True)
+class Joined:
+    """Event: a seat was created."""
+
+    player: str
+
+
+@dataclass(frozen=True)
+class Released:
+    """Event: the server ended a hold (``bank_empty``, ``round_over``, ``left``)."""
+
+    player: str
+    reason: str
+    at_ms: int
+
+
+@dataclass(frozen=True)
+class PhaseChanged:
+    """Event: the game moved to ``phase`` at ``at_ms``."""
+
+    phase: Phase
+    at_ms: int
+
+
+@dataclass(frozen=True)
+class RoundEnded:
+    """Event: a round was decided."""
+
+    result: RoundResult
+
+
+# -- the engine ------------------------------------------------------------
+
+
+def new_game(code: str, preset: str = "auction") -> Game:
+    """An empty lobby with a preset's settings."""
+    if not isinstance(preset, str) or preset not in PRESETS:
+        raise InvalidSettings(f"preset must be one of {', '.join(PRESETS)}")
+    return Game(code=code, settings=PRESETS[preset])
+
+
+def apply(state: Game, action, now_ms: int) -> tuple[Game, list]:
+    """Apply ``action`` at ``now_ms``; return the new state and its events."""
+    game = state.copy()
+    events: list = []
+    handler = _HANDLERS.get(type(action))
+    if handler is None:
+        raise TypeError(f"not an action: {action!r}")
+    handler(game, action, now_ms, events)
+    return game, events
+
+
+def next_deadline(game: Game) -> int | None:
+    """The moment of the next timed transition, or None if none is pending."""
+    if game.phase in (Phase.COUNTDOWN, Phase.FREE, Phase.RESULT):
+        return game.phase_end_ms
+    if game.phase is Phase.SPENDING:
+        return min(_exhaustion_times(game).values(), default=None)
+    return None
+
+
+def _advance(game: Game, now: int, events: list) -> None:
+    """Apply every transition due at or before ``now``, each at its own moment."""
+    while (due := next_deadline(game)) is not None and due <= now:
+        if game.phase is Phase.COUNTDOWN:
+            _go(game, due, events)
+        elif game.phase is Phase.FREE:
+            _set_phase(game, Phase.SPENDING, None, due, events)
+        elif game.phase is Phase.SPENDING:
+            for pid, at in _exhaustion_times(game).items():
+                if at == due:
+                    game.current.holds[pid].release_ms = at
+                    events.append(Released(pid, "bank_empty", at))
+            if not game.current.holders():
+                _end_round(game, due, events)
+        else:
+            _next_round_or_end(game, due, events)
+
+
+def _exhaustion_times(game: Game) -> dict[str, int]:
+    rnd = game.current
+    return {pid: rnd.spend_ms + game.player(pid).bank_ms for pid in rnd.holders()}
+
+
+def _set_phase(game: Game, phase: Phase, end: int | None, at: int, events: list) -> None:
+    game.phase = phase
+    game.phase_end_ms = end
+    events.append(PhaseChanged(phase, at))
+
+
+def _start_round(game: Game, at: int, events: list) -> None:
+    s = game.settings
+    game.round += 1
+    go = at + s.ready_ms
+    game.current = Round(game.round, at, go, go + s.free_ms)
+    _set_phase(game, Phase.COUNTDOWN, go, at, events)
+
+
+def _go(game: Game, at: int, events: list) -> None:
+    if not game.current.holders():
+        _end_round(game, at, events)
+    elif game.settings.free_ms:
+        _set_phase(game, Phase.FREE, game.current.spend_ms, at, events)
+    else:
+        _set_phase(game, Phase.SPENDING, None, at, events)
+
+
+def _bid(game: Game, hold: Hold | None) -> int | None:
+    """What a hold costs: None if it never reached spending, truncated to tenths by setting."""
+    rnd = game.current
+    if hold is None or hold.release_ms is None or hold.release_ms <= rnd.spend_ms:
+        return None
+    held = hold.release_ms - rnd.spend_ms
+    return held - held % 100 if game.settings.tie == "tenth" else held
+
+
+def _end_round(game: Game, at: int, events: list) -> None:
+    rnd = game.current
+    bids = {p.id: _bid(game, rnd.holds.get(p.id)) for p in game.players}
+    bidders = {pid: bid for pid, bid in bids.items() if bid is not None}
+    winners: tuple[str, ...] = ()
+    tie = False
+    if bidders:
+        top = max(bidders.values())
+        floor = top - game.settings.tie_margin_ms if game.settings.tie == "margin" else top
+        tied = tuple(pid for pid, bid in bidders.items() if bid >= floor)
+        tie = len(tied) > 1
+        if not tie or game.settings.tie_rule == "all":
+            winners = tied
+    for pid, bid in bidders.items():
+        game.player(pid).bank_ms -= bid
+    for pid in winners:
+        game.player(pid).tokens += 1
+    result = RoundResult(rnd.number, bids, winners, tie)
+    game.history.append(result)
+    game.current = None
+    events.append(RoundEnded(result))
+    _set_phase(game, Phase.RESULT, at + game.settings.result_ms, at, events)
+
+
+def _next_round_or_end(game: Game, at: int, events: list) -> None:
+    if game.round >= game.settings.rounds:
+        _set_phase(game, Phase.ENDED, None, at, events)
+    else:
+        _start_round(game, at, events)
+
+
+# -- handlers: each validates, then changes the (already copied) game ------
+
+
+def _require_host(game: Game, by: str) -> None:
+    if game.host is None or by != game.host:
+        raise NotAllowed("only the host can do that")
+
+
+def _require_lobby(game: Game) -> None:
+    if game.phase is not Phase.LOBBY:
+        raise WrongPhase("the game has already started")
+
+
+def _new_id(game: Game, prefix: str) -> str:
+    game.seq += 1
+    return f"{prefix}{game.seq}"
+
+
+def _clean_name(name) -> str:
+    if not isinstance(name, str) or not name.strip():
+        raise RuleError("a name is needed")
+    name = " ".join(name.split())
+    if len(name) > NAME_MAX:
+        raise RuleError(f"a name has at most {NAME_MAX} characters")
+    return name
+
+
+def _seat(game: Game, player: Player, events: list) -> None:
+    if len(game.players) >= game.settings.max_players:
+        raise RoomFull("the room is full")
+    game.players.append(player)
+    events.append(Joined(player.id))
+
+
+def _join(game: Game, action: Join, now: int, events: list) -> None:
+    name = _clean_name(action.name)
+    _require_lobby(game)
+    player = Player(_new_id(game, "p"), name)
+    _seat(game, player, events)
+    if game.host is None:
+        game.host = player.id
+
+
+def _add_bot(game: Game, action: AddBot, now: int, events: list) -> None:
+    _require_host(game, action.by)
+    _require_lobby(game)
+    if action.difficulty not in DIFFICULTIES:
+        raise RuleError(f"difficulty must be one of {', '.join(DIFFICULTIES)}")
+    count = sum(p.bot for p in game.players)
+    taken = {p.name for p in game.players}
+    name = next((n for n in BOT_NAMES if n not in taken), f"Bot {count + 1}")
+    bot = Player(_new_id(game, "b"), name, bot=True, difficulty=action.difficulty,
+                 style=BOT_STYLES[count % len(BOT_STYLES)])
+    _seat(game, bot, events)
+
+
+def _remove_bot(game: Game, action: RemoveBot, now: int, events: list) -> None:
+    _require_host(game, action.by)
+    _require_lobby(game)
+    bots = [p for p in game.players if p.bot and action.player in (None, p.id)]
+    if not bots:
+        raise RuleError("no such AI player")
+    game.players.remove(bots[-1])
+
+
+def _kick(game: Game, action: Kick, now: int, events: list) -> None:
+    _require_host(game, action.by)
+    _require_lobby(game)
+    target = game.player(action.player)
+    if target is None:
+        raise RuleError("no such player")
+    if target.id == action.by:
+        raise RuleError("the host cannot kick themselves; leave instead")
+    game.players.remove(target)
+
+
+def _leave(game: Game, action: Leave, now: int, events: list) -> None:
+    player = game.player(action.player)
+    if player is None or player.left:
+        raise NotAllowed("not seated in this room")
+    _advance(game, now, events)
+    if game.phase is Phase.LOBBY:
+        game.players.remove(player)
+    else:
+        player.left = True
+        rnd = game.current
+        if rnd and action.player in rnd.holders():
+            _release(game, action.player, now, now, events, reason="left")
+    if game.host == player.id:
+        game.host = next((p.id for p in game.players if not p.bot and not p.left), None)
+
+
+def _change_settings(game: Game, action: ChangeSettings, now: int, events: list) -> None:
+    _require_host(game, action.by)
+    _require_lobby(game)
+    changes = dict(action.changes)
+    base = game.settings
+    if "preset" in changes:
+        preset = changes.pop("preset")
+        if not isinstance(preset, str) or preset not in PRESETS:
+            raise InvalidSettings(f"preset must be one of {', '.join(PRESETS)}")
+        base = PRESETS[preset]
+    settings = base.changed(changes)
+    if len(game.players) > settings.max_players:
+        raise InvalidSettings(f"{len(game.players)} players are seated; max_players is too low")
+    game.settings = settings
+
+
+def _start(game: Game, action: Start, now: int, events: list) -> None:
+    _require_host(game, action.by)
+    _require_lobby(game)
+    s = game.settings
+    if not s.min_players <= len(game.players) <= s.max_players:
+        raise WrongPhase(f"this game needs {s.min_players}–{s.max_players} players")
+    for player in game.players:
+        player.bank_ms = s.bank_ms
+        player.tokens = 0
+    _start_round(game, now, events)
+
+
+def _press(game: Game, action: Press, now: int, events: list) -> None:
+    at = now if action.at_ms is None else min(action.at_ms, now)
+    _advance(game, now, events)
+    rnd = game.current
+    player = game.player(action.player)
+    if player is None or player.left:
+        raise PressRefused("not_seated")
+    if rnd is None:
+        raise PressRefused("not_started" if game.phase is Phase.LOBBY else "too_late")
+    # A press dated before go counts even if it reached us after go: the
+    # caller back-dates only presses delayed by the connection's handshake.
+    if at >= rnd.go_ms or at < rnd.start_ms:
+        raise PressRefused("too_late")
+    if player.bank_ms <= 0:
+        raise PressRefused("bank_empty")
+    if action.player in rnd.holds:
+        held = rnd.holds[action.player].release_ms is None
+        raise PressRefused("already_holding" if held else "out_this_round")
+    rnd.holds[action.player] = Hold(at)
+
+
+def _release(game: Game, pid: str, at: int, now: int, events: list, reason: str | None = None) -> None:
+    rnd = game.current
+    hold = rnd.holds[pid]
+    # Never before the press, and never past the moment the bank ran out.
+    at = max(at, hold.press_ms)
+    at = min(at, rnd.spend_ms + game.player(pid).bank_ms)
+    hold.release_ms = at
+    if reason:
+        events.append(Released(pid, reason, at))
+    if not rnd.holders() and game.phase is not Phase.COUNTDOWN:
+        _end_round(game, max(at, now), events)
+
+
+def _release_action(game: Game, action: Release, now: int, events: list) -> None:
+    at = now if action.at_ms is None else min(action.at_ms, now)
+    # Advance only to the release's own moment first, so a bank cannot be
+    # charged in full for a release that came before it ran out.
+    _advance(game, at, events)
+    rnd = game.current
+    if rnd is not None and action.player in rnd.holders():
+        _release(game, action.player, at, now, events)
+    _advance(game, now, events)
+
+
+def _tick(game: Game, action: Tick, now: int, events: list) -> None:
+    _advance(game, now, events)
+
+
+_HANDLERS = {
+    Join: _join,
+    Leave: _leave,
+    Kick: _kick,
+    AddBot: _add_bot,
+    RemoveBot: _remove_bot,
+    ChangeSettings: _change_settings,
+    Start: _start,
+    Press: _press,
+    Release: _release_action,
+    Tick: _tick,
+}
+
+# -- the end of the game ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One line of the final table."""
+
+    player: str
+    place: int
+    tokens: int
+    bank_ms: int
+
+
+def standings(game: Game) -> list[Standing]:
+    """Everyone ranked: most tokens, then (by setting) more time left or a shared place."""
+    by_time = game.settings.rank_ties == "time_left"
+
+    def key(p: Player):
+        return (p.tokens, p.bank_ms if by_time else 0)
+
+    ranked = sorted(game.players, key=key, reverse=True)
+    table, place = [], 0
+    for i, p in enumerate(ranked):
+        if i == 0 or key(p) != key(ranked[i - 1]):
+            place = i + 1
+        table.append(Standing(p.id, place, p.tokens, p.bank_ms))
+    return table
+
+
+def winners(game: Game) -> list[str]:
+    """The sole first place; a tie for first wins only when places are shared."""
+    first = [s.player for s in standings(game) if s.place == 1]
+    if len(first) == 1 or game.settings.rank_ties == "shared":
+        return first
+    return []
+
+
+def last_place(game: Game) -> list[str]:
+    """The players in the last place ("on the show, eliminated"); none if all tie."""
+    table = standings(game)
+    worst = table[-1].place if table else 1
+    return [s.player for s in table if s.place == worst] if worst > 1 else []
+
+
+# -- persistence: plain JSON-able dicts ------------------------------------
+
+
+def to_dict(game: Game) -> dict:
+    """The whole state as plain data (secrets included: never send this)."""
+    rnd = game.current
+    return {
+        "code": game.code,
+        "settings": game.settings.to_dict(),
+        "phase": game.phase.value,
+        "players": [vars(p).copy() for p in game.players],
+        "host": game.host,
+        "round": game.round,
+        "phase_end_ms": game.phase_end_ms,
+        "current": None if rnd is None else {
+            "number": rnd.number, "start_ms": rnd.start_ms, "go_ms": rnd.go_ms,
+            "spend_ms": rnd.spend_ms,
+            "holds": {pid: [h.press_ms, h.release_ms] for pid, h in rnd.holds.items()},
+        },
+        "history": [{"round": r.round, "bids": r.bids, "winners": list(r.winners), "tie": r.tie}
+                    for r in game.history],
+        "seq": game.seq,
+    }
+
+
+def from_dict(data: dict) -> Game:
+    """The inverse of ``to_dict``."""
+    cur = data["current"]
+    current = None if cur is None else Round(
+        cur["number"], cur["start_ms"], cur["go_ms"], cur["spend_ms"],
+        {pid: Hold(*pair) for pid, pair in cur["holds"].items()})
+    return Game(
+        code=data["code"],
+        settings=Settings(**data["settings"]),
+        phase=Phase(data["phase"]),
+        players=[Player(**p) for p in data["players"]],
+        host=data["host"],
+        round=data["round"],
+        phase_end_ms=data["phase_end_ms"],
+        current=current,
+        history=[RoundResult(r["round"], r["bids"], tuple(r["winners"]), r["tie"])
+                 for r in data["history"]],
+        seq=data["seq"],
+    )
