@@ -20,6 +20,9 @@ class Config:
     # Most a release may be moved back to make up for the player's round-trip time.
     # Each worker runs the timer loop; tests of single requests may switch it off.
     SCHEDULER = True
+    # Tests of several workers need to know which one answered (X-Worker header,
+    # and "worker" in the hold socket's "in" message). Off in production.
+    EXPOSE_WORKER = _env_flag("TA_EXPOSE_WORKER")
     HOLD_COMP_CAP_MS = int(os.environ.get("HOLD_COMP_CAP_MS", "300"))
     # Every request body is a small form post; anything larger is refused.
     MAX_CONTENT_LENGTH = 16 * 1024

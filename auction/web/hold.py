@@ -1,0 +1,220 @@
+"""The hold socket: opening it presses the button, closing it lets go.
+
+The server's own timestamps decide: the press is the moment the upgrade
+request arrived, the release the moment the client's ``release`` message,
+close frame or end of stream arrived. The client never reports a time.
+
+The server pings often (protocol pings, answered by the browser itself) and
+timestamps every frame the client sends, so a client that vanishes without
+closing is released at the last moment it was known alive, within a second.
+A holder's bank runs out at a moment known in advance, so the socket wakes
+for it itself and ends the hold on time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import struct
+from collections import deque
+
+from flask import current_app, g
+from flask_sock import Sock
+from simple_websocket import ConnectionClosed
+from wsproto.events import CloseConnection, Ping, Pong
+
+from .. import rules
+from ..rooms import hold_slot
+from ..store import NoSuchRoom
+from .common import room_code, services
+
+sock = Sock()
+
+PING_MS = 200            # how often the server pings a holder
+DEAD_MS = 800            # silence after which a holder is taken for gone
+DRAIN_MS = 1_000         # how long to wait for the client's close after the hold
+
+
+def init(app) -> None:
+    sock.init_app(app)
+
+
+class Tap:
+    """Wraps the socket's protocol object to timestamp each frame the client sends."""
+
+    def __init__(self, conn, clock):
+        self._conn = conn
+        self._clock = clock
+        self.last_ms = clock.now_ms()
+        self.text_ms: deque[int] = deque()
+        self.closed_ms: int | None = None
+        self.pings: dict[bytes, int] = {}
+        self.rtts: deque[int] = deque(maxlen=32)
+
+    def events(self):
+        for event in self._conn.events():
+            now = self._clock.now_ms()
+            self.last_ms = now
+            if isinstance(event, Pong):
+                sent = self.pings.pop(bytes(event.payload), None)
+                if sent is not None:
+                    self.rtts.append(now - sent)
+            elif isinstance(event, CloseConnection):
+                self.closed_ms = now
+            elif getattr(event, "message_finished", False):
+                self.text_ms.append(now)
+            yield event
+
+    def __getattr__(self, name):
+        return getattr(self._conn, name)
+
+
+class HoldSession:
+    """One press, from the socket's open to its close."""
+
+    def __init__(self, ws, code: str, token: str, pressed_ms: int):
+        self.svc = services()
+        self.ws = ws
+        self.code = code
+        self.token = token
+        self.pressed_ms = pressed_ms
+        self.tap = Tap(ws.ws, self.svc.clock)
+        ws.ws = self.tap
+        self.pid = None
+        self.slot = None
+        self.sid = secrets.token_hex(8)
+        self._ping_seq = 0
+
+    def send(self, **message) -> None:
+        try:
+            self.ws.send(json.dumps(message))
+        except ConnectionClosed:
+            pass
+
+    def refuse(self, reason: str) -> None:
+        self.send(type="refused", reason=reason)
+
+    def run(self) -> None:
+        try:
+            room, _ = self.svc.rooms.load(self.code)
+        except NoSuchRoom:
+            return self.refuse("no_room")
+        self.pid = room.seat_of(self.token)
+        if self.pid is None:
+            return self.refuse("not_seated")
+        self.slot = hold_slot(self.code, self.pid)
+        store = self.svc.store
+        if not store.take_slot(self.slot, self.sid, self.svc.clock.now_ms(), DEAD_MS):
+            return self.refuse("second_socket")
+        try:
+            self._hold()
+        finally:
+            store.heartbeat(self.slot, self.sid, self.tap.last_ms, free=True)
+            self._drain()
+
+    def _drain(self) -> None:
+        """Read until the client's close frame, so the server does not take it
+        for the start of a new HTTP request on the same connection."""
+        clock = self.svc.clock
+        until = clock.now_ms() + DRAIN_MS
+        while self.ws.connected and clock.now_ms() < until:
+            try:
+                self.ws.receive(timeout=(until - clock.now_ms()) / 1000)
+            except ConnectionClosed:
+                return
+
+    def _press(self):
+        return self.svc.rooms.as_player(self.code, self.token,
+                                        lambda pid: rules.Press(pid, self.pressed_ms))
+
+    def _hold(self) -> None:
+        try:
+            outcome = self._press()
+        except rules.PressRefused as refused:
+            return self.refuse(refused.reason)
+        except (rules.NotAllowed, NoSuchRoom):
+            return self.refuse("not_seated")
+        game = outcome.room.game
+        runs_out = game.current.spend_ms + game.player(self.pid).bank_ms
+        if current_app.config["EXPOSE_WORKER"]:
+            self.send(type="in", worker=os.getpid())
+        else:
+            self.send(type="in")
+        self._watch(runs_out)
+
+    def _watch(self, runs_out: int) -> None:
+        clock = self.svc.clock
+        next_ping = clock.now_ms()
+        while True:
+            now = clock.now_ms()
+            if now >= next_ping:
+                self._ping(now)
+                next_ping = now + PING_MS
+                if not self._still_holding():
+                    return self._ended_by_server()
+            if now >= runs_out:
+                return self._run_out()
+            if now - self.tap.last_ms > DEAD_MS:
+                return self._release(self.tap.last_ms)
+            wait = max(0, min(next_ping, runs_out) - now) / 1000
+            try:
+                message = self.ws.receive(timeout=wait)
+            except ConnectionClosed:
+                message = None
+            if message is not None and _is_release(message):
+                return self._release(self.tap.text_ms[-1] if self.tap.text_ms else clock.now_ms())
+            if not self.ws.connected:
+                return self._release(self.tap.closed_ms or clock.now_ms())
+
+    def _ping(self, now: int) -> None:
+        self._ping_seq += 1
+        payload = struct.pack("!Q", self._ping_seq)
+        self.tap.pings[payload] = now
+        try:
+            self.ws.sock.send(self.tap.send(Ping(payload)))
+        except OSError:
+            pass
+        self.svc.store.heartbeat(self.slot, self.sid, self.tap.last_ms)
+
+    def _still_holding(self) -> bool:
+        room, _ = self.svc.rooms.load(self.code)
+        rnd = room.game.current
+        return bool(rnd and self.pid in rnd.holders())
+
+    def _ended_by_server(self) -> None:
+        room, _ = self.svc.rooms.load(self.code)
+        rnd = room.game.current
+        mid_round = rnd is not None and self.pid in rnd.holds
+        self._close("bank_empty" if mid_round else "round_over")
+
+    def _run_out(self) -> None:
+        """The bank ran dry: fire the due release now rather than wait for a tick."""
+        self.svc.rooms.act(self.code, lambda room: None)
+        self._close("bank_empty")
+
+    def _close(self, reason: str) -> None:
+        self.send(type="released", reason=reason)
+
+    def _release(self, at_ms: int) -> None:
+        try:
+            self.svc.rooms.as_player(self.code, self.token, lambda pid: rules.Release(pid, at_ms))
+        except (rules.NotAllowed, NoSuchRoom):
+            pass
+
+
+def _is_release(message) -> bool:
+    try:
+        return json.loads(message).get("type") == "release"
+    except (ValueError, AttributeError):
+        return False
+
+
+@sock.route("/r/<code>/hold")
+def hold(ws, code):
+    try:
+        code = room_code(code)
+    except NoSuchRoom:
+        ws.send(json.dumps({"type": "refused", "reason": "no_room"}))
+        return
+    HoldSession(ws, code, g.device_token, g.arrived_ms).run()

@@ -1,0 +1,37 @@
+"""Answering in the client's language: JSON for JSON clients, HTML for browsers."""
+
+from __future__ import annotations
+
+from flask import jsonify, redirect, request
+
+from ..rules import RuleError
+from .render import template
+
+
+def wants_json() -> bool:
+    """PROTOCOL.md: ``Accept: application/json`` gets JSON, anything else HTML."""
+    best = request.accept_mimetypes.best_match(["text/html", "application/json"])
+    return best == "application/json" and "application/json" in request.accept_mimetypes
+
+
+def error(status: int, message: str):
+    if wants_json() or request.is_json:
+        return jsonify(error=message), status
+    return template("error.html", status=status, message=message), status
+
+
+def done(json_body, status: int = 200, to: str = "/"):
+    """A successful post: the JSON answer, or a 303 to the page to show."""
+    if wants_json():
+        return jsonify(json_body), status
+    return redirect(to, 303)
+
+
+def form() -> dict:
+    """The post's fields, from a JSON body or a form; a JSON body must be an object."""
+    if request.is_json:
+        data = request.get_json(silent=True)
+        if not isinstance(data, dict):
+            raise RuleError("the body must be a JSON object")
+        return data
+    return request.form.to_dict()

@@ -1,0 +1,204 @@
+"""A player's device speaking the public protocol: JSON posts, the SSE view stream, the hold socket."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import requests
+import websocket
+
+
+class Player:
+    """One device: a cookie jar, a JSON view stream, and holds on demand."""
+
+    def __init__(self, base_url: str):
+        self.base = base_url
+        self.http = requests.Session()
+        self.http.headers["Accept"] = "application/json"
+        self.code: str | None = None
+        self.views: list[dict] = []
+        self.arrivals: list[float] = []     # monotonic time each view arrived
+        self._changed = threading.Condition()
+        self._stream = None
+        self._following = False
+
+    # -- requests ------------------------------------------------------------
+
+    def post(self, path: str, body: dict | None = None, expect: int | None = 200):
+        response = self.http.post(self.base + path, json=body or {}, timeout=10)
+        if expect is not None:
+            assert response.status_code == expect, (path, response.status_code, response.text)
+        return response
+
+    def create(self, name: str, preset: str = "quick") -> str:
+        self.code = self.post("/rooms", {"name": name, "preset": preset}, 201).json()["code"]
+        return self.code
+
+    def join(self, code: str, name: str) -> dict:
+        self.code = code
+        return self.post(f"/r/{code}/join", {"name": name}).json()
+
+    def state(self) -> dict:
+        response = self.http.get(f"{self.base}/r/{self.code}/state", timeout=10)
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    @property
+    def cookie(self) -> str:
+        return "; ".join(f"{c.name}={c.value}" for c in self.http.cookies)
+
+    # -- the view stream -----------------------------------------------------
+
+    def follow(self) -> None:
+        """Read this device's JSON view stream in the background, reconnecting
+        like a browser's EventSource if the server goes away."""
+        self._following = True
+        threading.Thread(target=self._follow, daemon=True).start()
+
+    def _follow(self) -> None:
+        while self._following:
+            try:
+                response = self.http.get(f"{self.base}/r/{self.code}/events?format=json",
+                                         stream=True, timeout=(5, 60))
+            except Exception:
+                time.sleep(0.2)
+                continue
+            self._stream = response
+            self._read(response)
+            time.sleep(0.2)
+
+    def _read(self, response) -> None:
+        event, data = None, []
+        try:
+            for line in response.iter_lines(decode_unicode=True):
+                if line.startswith("event:"):
+                    event = line[6:].strip()
+                elif line.startswith("data:"):
+                    data.append(line[5:].lstrip(" "))
+                elif line == "" and data:
+                    if event == "view":
+                        with self._changed:
+                            self.views.append(json.loads("\n".join(data)))
+                            self.arrivals.append(time.monotonic())
+                            self._changed.notify_all()
+                    event, data = None, []
+        except Exception:
+            pass
+
+    def stop(self) -> None:
+        self._following = False
+        if self._stream is not None:
+            self._stream.close()
+
+    def wait_view(self, test, timeout: float = 30) -> dict:
+        """The first view (from now on, or the latest) for which ``test(view)`` is true."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while True:
+                if self.views and test(self.views[-1]):
+                    return self.views[-1]
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError(f"no such view; last: {self.views[-1] if self.views else None}")
+                self._changed.wait(left)
+
+    def view_arrival(self, test) -> float:
+        """When the first view satisfying ``test`` arrived (monotonic)."""
+        with self._changed:
+            for view, at in zip(self.views, self.arrivals):
+                if test(view):
+                    return at
+        raise LookupError("no such view yet")
+
+    # -- holds ---------------------------------------------------------------
+
+    def open_hold(self, timeout: float = 10) -> websocket.WebSocket:
+        url = self.base.replace("http", "ws", 1) + f"/r/{self.code}/hold"
+        return websocket.create_connection(url, cookie=self.cookie, timeout=timeout,
+                                           enable_multithread=True)
+
+    def press(self) -> Hold:
+        """Press: open the hold socket and wait for the server's first answer."""
+        return Hold(self.open_hold())
+
+
+class Hold:
+    """An open hold socket, read in the background so protocol pings get answered."""
+
+    def __init__(self, ws: websocket.WebSocket):
+        self.ws = ws
+        self.messages: list[dict] = []
+        self.closed = threading.Event()
+        self._got = threading.Condition()
+        threading.Thread(target=self._read, daemon=True).start()
+        self.first = self.next_message()
+
+    def _read(self) -> None:
+        try:
+            while True:
+                text = self.ws.recv()   # answers pings as a side effect
+                if not text:
+                    break
+                with self._got:
+                    self.messages.append(json.loads(text))
+                    self._got.notify_all()
+        except (websocket.WebSocketException, OSError, ValueError):
+            pass
+        finally:
+            self.closed.set()
+            with self._got:
+                self._got.notify_all()
+
+    def next_message(self, timeout: float = 10) -> dict | None:
+        count = len(self.messages)
+        with self._got:
+            self._got.wait_for(lambda: len(self.messages) > count or self.closed.is_set(),
+                               timeout)
+        return self.messages[count] if len(self.messages) > count else (
+            self.messages[-1] if self.messages else None)
+
+    @property
+    def accepted(self) -> bool:
+        return bool(self.first) and self.first.get("type") == "in"
+
+    def release(self) -> None:
+        """Let go as a browser does: say so, then close (without waiting for the reply)."""
+        try:
+            self.ws.send(json.dumps({"type": "release"}))
+        except (websocket.WebSocketException, OSError):
+            pass
+        threading.Thread(target=self._close, daemon=True).start()
+
+    def _close(self) -> None:
+        try:
+            self.ws.close(timeout=2)
+        except (websocket.WebSocketException, OSError):
+            pass
+
+
+def silent_press(player: Player) -> tuple[object, dict]:
+    """Press over a bare socket that then never reads again: pings go unanswered,
+    as when a phone loses its signal without closing anything."""
+    import base64
+    import os
+    import socket
+    from urllib.parse import urlparse
+
+    url = urlparse(player.base)
+    sock = socket.create_connection((url.hostname, url.port), timeout=10)
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall((f"GET /r/{player.code}/hold HTTP/1.1\r\nHost: {url.netloc}\r\n"
+                  f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                  f"Sec-WebSocket-Version: 13\r\nCookie: {player.cookie}\r\n\r\n").encode())
+    buf = b""
+    while b"\r\n\r\n" not in buf:
+        buf += sock.recv(4096)
+    head, _, rest = buf.partition(b"\r\n\r\n")
+    assert b" 101 " in head.split(b"\r\n")[0], head
+    while len(rest) < 2 or len(rest) < 2 + (rest[1] & 0x7F):
+        rest += sock.recv(4096)
+    length = rest[1] & 0x7F
+    return sock, json.loads(rest[2:2 + length])
+

@@ -1,0 +1,51 @@
+"""Shared fixtures: a private Redis for the session, app servers on demand."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from harness import AppServer, RedisServer
+
+
+@pytest.fixture(scope="session")
+def redis_url():
+    """REDIS_URL when given, else a private redis-server started for this run."""
+    if os.environ.get("REDIS_URL"):
+        yield os.environ["REDIS_URL"]
+        return
+    server = RedisServer()
+    yield server.url
+    server.stop()
+
+
+@pytest.fixture
+def app(redis_url):
+    from auction import create_app
+    from auction.config import TestConfig
+
+    app = create_app({**{k: getattr(TestConfig, k) for k in dir(TestConfig) if k.isupper()},
+                      "REDIS_URL": redis_url, "SCHEDULER": False})
+    yield app
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture(scope="module")
+def server(redis_url):
+    """The game on one gevent process (`python app.py`)."""
+    srv = AppServer(redis_url)
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="module")
+def workers(redis_url):
+    """The game on `gunicorn -k gevent -w 2`."""
+    srv = AppServer(redis_url, workers=2)
+    yield srv
+    srv.stop()

