@@ -10,10 +10,15 @@ import requests
 import websocket
 
 
+# Every device made, so a fixture can close what a test left open.
+OPEN: list = []
+
+
 class Player:
     """One device: a cookie jar, a JSON view stream, and holds on demand."""
 
     def __init__(self, base_url: str):
+        OPEN.append(self)
         self.base = base_url
         self.http = requests.Session()
         self.http.headers["Accept"] = "application/json"
@@ -23,6 +28,7 @@ class Player:
         self._changed = threading.Condition()
         self._stream = None
         self._following = False
+        self._holds: list = []
 
     # -- requests ------------------------------------------------------------
 
@@ -88,9 +94,13 @@ class Player:
             pass
 
     def stop(self) -> None:
+        """Close everything this device opened."""
         self._following = False
         if self._stream is not None:
             self._stream.close()
+        for hold in self._holds:
+            hold.close()
+        self.http.close()
 
     def wait_view(self, test, timeout: float = 30) -> dict:
         """The first view (from now on, or the latest) for which ``test(view)`` is true."""
@@ -121,7 +131,14 @@ class Player:
 
     def press(self) -> Hold:
         """Press: open the hold socket and wait for the server's first answer."""
-        return Hold(self.open_hold())
+        hold = Hold(self.open_hold())
+        self._holds.append(hold)
+        return hold
+
+    def raw_press(self) -> RawHold:
+        hold = RawHold(self)
+        self._holds.append(hold)
+        return hold
 
 
 class Hold:
@@ -147,6 +164,7 @@ class Hold:
         except (websocket.WebSocketException, OSError, ValueError):
             pass
         finally:
+            self.ws.shutdown()
             self.closed.set()
             with self._got:
                 self._got.notify_all()
@@ -177,28 +195,80 @@ class Hold:
         except (websocket.WebSocketException, OSError):
             pass
 
+    def close(self) -> None:
+        self._close()
+        self.ws.shutdown()
 
-def silent_press(player: Player) -> tuple[object, dict]:
-    """Press over a bare socket that then never reads again: pings go unanswered,
-    as when a phone loses its signal without closing anything."""
-    import base64
-    import os
-    import socket
-    from urllib.parse import urlparse
 
-    url = urlparse(player.base)
-    sock = socket.create_connection((url.hostname, url.port), timeout=10)
-    key = base64.b64encode(os.urandom(16)).decode()
-    sock.sendall((f"GET /r/{player.code}/hold HTTP/1.1\r\nHost: {url.netloc}\r\n"
-                  f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-                  f"Sec-WebSocket-Version: 13\r\nCookie: {player.cookie}\r\n\r\n").encode())
-    buf = b""
-    while b"\r\n\r\n" not in buf:
-        buf += sock.recv(4096)
-    head, _, rest = buf.partition(b"\r\n\r\n")
-    assert b" 101 " in head.split(b"\r\n")[0], head
-    while len(rest) < 2 or len(rest) < 2 + (rest[1] & 0x7F):
-        rest += sock.recv(4096)
-    length = rest[1] & 0x7F
-    return sock, json.loads(rest[2:2 + length])
+class RawHold:
+    """A hold over a bare socket that answers pings until told to fall silent:
+    a phone that loses its signal mid-hold without closing anything."""
 
+    def __init__(self, player: Player):
+        import base64
+        import os
+        import socket
+        from urllib.parse import urlparse
+
+        url = urlparse(player.base)
+        self.sock = socket.create_connection((url.hostname, url.port), timeout=10)
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.sock.sendall((
+            f"GET /r/{player.code}/hold HTTP/1.1\r\nHost: {url.netloc}\r\n"
+            f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+            f"Sec-WebSocket-Version: 13\r\nCookie: {player.cookie}\r\n\r\n").encode())
+        buf = b""
+        while b"\r\n\r\n" not in buf:
+            buf += self.sock.recv(4096)
+        head, _, self._buf = buf.partition(b"\r\n\r\n")
+        assert b" 101 " in head.split(b"\r\n")[0], head
+        self.answering = True
+        self.messages: list[dict] = []
+        self.last_pong: float | None = None
+        self._got = threading.Condition()
+        threading.Thread(target=self._read, daemon=True).start()
+        with self._got:
+            self._got.wait_for(lambda: self.messages, 10)
+        self.first = self.messages[0] if self.messages else None
+
+    def _frame(self) -> tuple[int, bytes]:
+        while True:
+            if len(self._buf) >= 2:
+                length, start = self._buf[1] & 0x7F, 2
+                if length == 126 and len(self._buf) >= 4:
+                    length, start = int.from_bytes(self._buf[2:4], "big"), 4
+                if length < 126 and len(self._buf) >= start + length:
+                    opcode = self._buf[0] & 0x0F
+                    payload, self._buf = self._buf[start:start + length], self._buf[start + length:]
+                    return opcode, payload
+            chunk = self.sock.recv(4096)
+            if not chunk:
+                raise EOFError
+            self._buf += chunk
+
+    def _read(self) -> None:
+        import os
+        try:
+            while True:
+                opcode, payload = self._frame()
+                if opcode == 0x9 and self.answering:        # ping -> masked pong
+                    mask = os.urandom(4)
+                    masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+                    self.sock.sendall(bytes([0x8A, 0x80 | len(payload)]) + mask + masked)
+                    self.last_pong = time.monotonic()
+                elif opcode == 0x1:
+                    with self._got:
+                        self.messages.append(json.loads(payload))
+                        self._got.notify_all()
+                elif opcode == 0x8:
+                    return
+        except (EOFError, OSError):
+            return
+
+    def close(self) -> None:
+        self.sock.close()
+
+    def fall_silent(self) -> float:
+        """Stop answering (the socket stays open); returns when the last answer went out."""
+        self.answering = False
+        return self.last_pong or time.monotonic()

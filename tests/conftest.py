@@ -6,7 +6,16 @@ import os
 
 import pytest
 
+import client as devices
 from harness import AppServer, RedisServer
+
+
+@pytest.fixture(autouse=True)
+def _close_devices():
+    """Close every socket a test's devices opened (warnings are errors here)."""
+    yield
+    while devices.OPEN:
+        devices.OPEN.pop().stop()
 
 
 @pytest.fixture(scope="session")
