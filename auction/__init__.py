@@ -23,6 +23,8 @@ def create_app(config=None) -> Flask:
         __name__,
         template_folder=os.path.join(_ROOT, "templates"),
         static_folder=os.path.join(_ROOT, "static"),
+        # The embedded Redis and the secret key live here; INSTANCE_PATH moves them.
+        instance_path=os.environ.get("INSTANCE_PATH") or None,
     )
     app.config.from_object(Config)
     if isinstance(config, Mapping):

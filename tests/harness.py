@@ -59,11 +59,14 @@ class RedisServer:
 class AppServer:
     """The game served by ``python app.py`` (one gevent process) or gunicorn workers."""
 
-    def __init__(self, redis_url: str, workers: int = 0, env: dict | None = None):
+    def __init__(self, redis_url: str | None, workers: int = 0, env: dict | None = None):
+        """``redis_url`` None: the app's embedded Redis, in a private instance folder."""
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        full_env = {**os.environ, "PORT": str(self.port), "REDIS_URL": redis_url,
-                    "SECRET_KEY": "test-secret", **(env or {})}
+        self.instance = tempfile.TemporaryDirectory(prefix="ta-instance-")
+        full_env = {**os.environ, "PORT": str(self.port), "REDIS_URL": redis_url or "",
+                    "INSTANCE_PATH": self.instance.name, "SECRET_KEY": "test-secret",
+                    **(env or {})}
         if workers:
             cmd = [sys.executable, "-m", "gunicorn", "-k", "gevent", "-w", str(workers),
                    "-b", f"127.0.0.1:{self.port}", "--no-control-socket",
@@ -105,4 +108,6 @@ class AppServer:
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(10)
+        self.log.close()
+        self.instance.cleanup()
         self.log.close()

@@ -94,3 +94,21 @@ def test_create_and_read_state_for_each_preset(server, preset):
     view = p.state()
     assert view["code"] == code and view["phase"] == "lobby"
     assert view["me"]["host"] is True
+
+
+def test_workers_without_redis_url_share_one_embedded_redis():
+    """No REDIS_URL and two workers: both use the one embedded server, never one each."""
+    srv = AppServer(None, workers=2, env={"TA_EXPOSE_WORKER": "1"})
+    try:
+        host = Player(srv.url)
+        code = host.create("Ann", "stake")
+        host.post(f"/r/{code}/settings", {"rounds": 7})
+        answers = {}
+        for _ in range(40):
+            r = host.http.get(f"{srv.url}/r/{code}/state", headers={"Connection": "close"},
+                              timeout=5)
+            assert r.status_code == 200, r.text
+            answers[r.headers["X-Worker"]] = r.json()["settings"]["rounds"]
+        assert len(answers) == 2 and set(answers.values()) == {7}
+    finally:
+        srv.stop()
