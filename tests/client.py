@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import base64
 import json
+import os
+import socket
 import threading
 import time
+from urllib.parse import urlparse
 
 import requests
 import websocket
@@ -97,6 +101,13 @@ class Player:
         """Close everything this device opened."""
         self._following = False
         if self._stream is not None:
+            # Unblock the reader at once (a plain close waits for the next byte).
+            sock = getattr(self._stream.raw.connection, "sock", None)
+            if sock is not None:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
             self._stream.close()
         for hold in self._holds:
             hold.close()
@@ -205,11 +216,6 @@ class RawHold:
     a phone that loses its signal mid-hold without closing anything."""
 
     def __init__(self, player: Player):
-        import base64
-        import os
-        import socket
-        from urllib.parse import urlparse
-
         url = urlparse(player.base)
         self.sock = socket.create_connection((url.hostname, url.port), timeout=10)
         key = base64.b64encode(os.urandom(16)).decode()
@@ -247,7 +253,6 @@ class RawHold:
             self._buf += chunk
 
     def _read(self) -> None:
-        import os
         try:
             while True:
                 opcode, payload = self._frame()

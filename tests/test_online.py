@@ -112,3 +112,19 @@ def test_workers_without_redis_url_share_one_embedded_redis():
         assert len(answers) == 2 and set(answers.values()) == {7}
     finally:
         srv.stop()
+
+
+def test_streams_survive_redis_dropping_the_subscription(server, redis_url):
+    """Redis drops every pub/sub connection: the worker resubscribes (with backoff) and
+    its streams carry on, reloading whatever they missed."""
+    import redis
+
+    host, guest = Player(server.url), Player(server.url)
+    code = host.create("Ann", "stake")
+    guest.join(code, "Bob")
+    guest.follow()
+    guest.wait_view(lambda v: len(v["players"]) == 2)
+    killed = redis.Redis.from_url(redis_url).client_kill_filter(_type="pubsub")
+    assert killed >= 1
+    host.post(f"/r/{code}/settings", {"rounds": 4})
+    assert guest.wait_view(lambda v: v["settings"]["rounds"] == 4, timeout=10)
