@@ -204,7 +204,7 @@ class RoundResult:
 
     @property
     def winning_bid_ms(self) -> int | None:
-        return self.bids[self.winners[0]] if self.winners else None
+        return max(self.bids[w] for w in self.winners) if self.winners else None
 
 
 @dataclass
@@ -681,10 +681,16 @@ def winners(game: Game) -> list[str]:
 
 
 def last_place(game: Game) -> list[str]:
-    """The players in the last place ("on the show, eliminated"); none if all tie."""
-    table = standings(game)
-    worst = table[-1].place if table else 1
-    return [s.player for s in table if s.place == worst] if worst > 1 else []
+    """Fewest tokens, then least time -- whatever the ranking setting ("on the show,
+    eliminated"); nobody when everyone ties, and never a winner."""
+    if not game.players:
+        return []
+    key = {p.id: (p.tokens, p.bank_ms) for p in game.players}
+    worst = min(key.values())
+    if all(k == worst for k in key.values()):
+        return []
+    won = set(winners(game))
+    return [pid for pid, k in key.items() if k == worst and pid not in won]
 
 
 # -- persistence: plain JSON-able dicts ------------------------------------
