@@ -1,0 +1,518 @@
+"""AI players: pure policies that decide a round from their own seat's view.
+
+An AI seat knows exactly what a human in its seat would know: the dict that
+``views.view_for`` gives that seat at the start of the countdown. From it and
+a seeded random generator, ``decide`` returns a :class:`Plan` for the round —
+whether to press, when during the countdown, and how long to keep holding
+once spending starts (the bid). ``bot_actions`` turns plans into the same
+``Press``/``Release`` actions a human's hold socket produces, so AI players go
+through the same rules and timers as everyone else.
+
+Standard library only; no clock is read. ``round_plans`` seeds each seat's
+generator from the room's seed, the round and the seat, so a game can be
+replayed from its seed alone and the caller keeps no AI state between rounds.
+
+Difficulties:
+
+* easy spends without a plan: a random share of whatever is left, whatever
+  the round;
+* medium paces its bank: what is left, spread over the rounds it still expects
+  to enter;
+* hard forecasts the price of a token (the top other bid) from what it has
+  seen and what the others can still afford, shares its bank among the rounds
+  left where a second buys the most chance of a token, stops spending once
+  nobody can catch it and keeps a little time back for tie-breaks.
+
+Styles change how often a seat enters and how big it bids: aggressive enters
+most rounds, patient skips more and bids bigger, random varies both. How they
+play and how well is in docs/ai.md; bench/tournament.py measures it.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+
+from . import rules, views
+
+STYLES = rules.BOT_STYLES
+DIFFICULTIES = rules.DIFFICULTIES
+
+# The shortest hold an AI plans (shorter ones round away to almost nothing);
+# never more than its bank.
+MIN_HOLD_MS = 300
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One seat's round: press or not, when in the countdown, how long to hold."""
+
+    enter: bool
+    press_after_ms: int  # after the countdown starts; always < settings ready_ms
+    hold_ms: int  # time held after spending starts (the bid), ms
+
+
+SIT_OUT = Plan(False, 0, 0)
+
+
+# -- what a seat knows -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Seat:
+    """The facts a policy uses, all read from the seat's own view."""
+
+    me: str
+    bank_ms: int  # own bank: shown, or counted from the start bank and own bids
+    start_bank_ms: int
+    tokens: int
+    round: int
+    rounds: int
+    rounds_left: int  # including this one
+    ready_ms: int
+    tie: str
+    tie_margin_ms: int
+    opponents: tuple[dict, ...]  # the other players' public entries
+    history: tuple[dict, ...]
+
+
+def own_bank(view: dict) -> int:
+    """The seat's bank: shown in the view, or counted as a human would."""
+    shown = (view.get("me") or {}).get("bank_ms")
+    if shown is not None:
+        return shown
+    spent = sum(h.get("my_bid_ms") or 0 for h in view.get("history") or ())
+    return max(0, view["settings"]["bank_ms"] - spent)
+
+
+def read_seat(view: dict) -> Seat | None:
+    """The seat's facts, or None when the view is not a seat's countdown."""
+    me = view.get("me")
+    if not me or me.get("left") or view.get("phase") != rules.Phase.COUNTDOWN.value:
+        return None
+    s = view["settings"]
+    rounds = view.get("rounds") or s["rounds"]
+    return Seat(
+        me=me["id"],
+        bank_ms=own_bank(view),
+        start_bank_ms=s["bank_ms"],
+        tokens=me.get("tokens", 0),
+        round=view["round"],
+        rounds=rounds,
+        rounds_left=max(1, rounds - view["round"] + 1),
+        ready_ms=s["ready_ms"],
+        tie=s.get("tie", "tenth"),
+        tie_margin_ms=s.get("tie_margin_ms", 100),
+        opponents=tuple(p for p in view.get("players") or () if p["id"] != me["id"]),
+        history=tuple(view.get("history") or ()),
+    )
+
+
+# -- the public interface --------------------------------------------------
+
+
+def decide(view: dict, rng: random.Random, *, difficulty: str, style: str) -> Plan:
+    """The plan for this round of the seat whose ``view`` this is."""
+    if difficulty not in POLICIES:
+        raise ValueError(f"difficulty must be one of {', '.join(POLICIES)}")
+    if style not in STYLES:
+        raise ValueError(f"style must be one of {', '.join(STYLES)}")
+    seat = read_seat(view)
+    if seat is None or seat.bank_ms <= 0:
+        return SIT_OUT
+    # Draw the press moment first so it does not depend on the decision.
+    press = press_moment(seat.ready_ms, rng)
+    bid = POLICIES[difficulty](seat, rng, style)
+    if bid is None or bid <= 0:
+        return SIT_OUT
+    return Plan(True, press, natural_hold(bid, seat.bank_ms, rng))
+
+
+def round_plans(game: rules.Game, now_ms: int, seed) -> dict[str, Plan]:
+    """Every AI seat's plan for the round whose countdown starts at ``now_ms``."""
+    plans = {}
+    for p in game.players:
+        if p.bot and not p.left:
+            rng = random.Random(f"{seed}:{game.round}:{p.id}")
+            view = views.view_for(game, p.id, now_ms)
+            plans[p.id] = decide(view, rng, difficulty=p.difficulty or "medium",
+                                 style=p.style or "random")
+    return plans
+
+
+def bot_actions(game: rules.Game, plans: dict[str, Plan]) -> list[tuple[int, object]]:
+    """The plans as (moment in ms, Press/Release) pairs, in time order."""
+    rnd = game.current
+    if rnd is None:
+        return []
+    actions = []
+    for pid, plan in plans.items():
+        if not plan.enter:
+            continue
+        press = rnd.start_ms + min(plan.press_after_ms, rnd.go_ms - rnd.start_ms - 1)
+        actions.append((press, rules.Press(pid)))
+        actions.append((rnd.spend_ms + plan.hold_ms, rules.Release(pid)))
+    actions.sort(key=lambda pair: (pair[0], isinstance(pair[1], rules.Release)))
+    return actions
+
+
+# -- shared helpers --------------------------------------------------------
+
+
+def press_moment(ready_ms: int, rng: random.Random) -> int:
+    """When a seat presses: early in the countdown, never at or after go."""
+    return min(ready_ms - 1, int(ready_ms * rng.uniform(0.12, 0.55)))
+
+
+def natural_hold(bid_ms: float, bank_ms: int, rng: random.Random) -> int:
+    """A hold time near ``bid_ms`` with millisecond spread, within the bank."""
+    hold = bid_ms * rng.uniform(0.985, 1.015) + rng.uniform(0, 100)
+    return int(min(bank_ms, max(MIN_HOLD_MS, hold)))
+
+
+def lognormal(rng: random.Random, median: float, sigma: float) -> float:
+    """A positive amount around ``median``, spread by ``sigma`` in log."""
+    return median * math.exp(rng.gauss(0.0, sigma))
+
+
+# Easy and medium, per style: the chance of entering a round (random: drawn
+# afresh each round), and for medium the spread of its bid around its pace.
+ENTRY = {"aggressive": 0.85, "patient": 0.38}
+SPREAD = {"aggressive": 0.25, "patient": 0.2, "random": 0.4}
+
+
+def entry_chance(style: str, rng: random.Random) -> float:
+    """How likely an easy or medium seat of this style is to enter this round."""
+    if style == "random":
+        return rng.uniform(0.3, 0.9)
+    return ENTRY[style]
+
+
+# -- easy: spends without a plan ---------------------------------------------
+
+
+def easy(seat: Seat, rng: random.Random, style: str) -> float | None:
+    """A random share of what is left, whatever the round."""
+    if rng.random() >= entry_chance(style, rng):
+        return None
+    if style == "aggressive":
+        share = lognormal(rng, 0.09, 0.5)
+    elif style == "patient":
+        share = lognormal(rng, 0.2, 0.4)
+    else:
+        share = rng.uniform(0.02, 0.35)
+    return seat.bank_ms * min(1.0, share)
+
+
+# -- medium: paces its bank ------------------------------------------------
+
+
+def medium(seat: Seat, rng: random.Random, style: str) -> float | None:
+    """What is left, spread evenly over the rounds it expects to enter."""
+    chance = entry_chance(style, rng)
+    if rng.random() >= chance:
+        return None
+    entries_left = max(1.0, chance * seat.rounds_left)
+    return lognormal(rng, seat.bank_ms / entries_left, SPREAD[style])
+
+
+# -- hard: picks its rounds ------------------------------------------------
+
+# Styles: an aggressive hard seat is in AGGRESSIVE_SHARE of the rounds — a
+# fight where its plan says, else a small bid (AGGRESSIVE_SMALL of the likely
+# price); a patient one bids in at most PATIENT_SHARE of the game's rounds and
+# never below the likely price; a random one follows a more jittered plan.
+AGGRESSIVE_SHARE = 0.8
+AGGRESSIVE_SMALL = 1 / 6
+PATIENT_SHARE = 0.45
+TIE_RESERVE = 0.03  # share of the starting bank kept back for tie-breaks
+TIE_BREAK = 1 / 2_400_000  # what a ms kept is worth, in tokens: it breaks ties at the end
+
+
+def hard(seat: Seat, rng: random.Random, style: str) -> float | None:
+    """Spend where a second buys the most chance of a token, over the rounds left.
+
+    It forecasts the top other bid of every round left (:class:`PriceModel`:
+    what it has seen, and what the others can still afford), shares its bank
+    among those rounds so that the expected number of tokens is greatest
+    (:func:`allocate`) within its style, and bids what that plan gives this
+    round. It stops spending once nobody can catch it, and keeps a little time
+    back for tie-breaks.
+    """
+    left = seat.rounds_left
+    lead = max((p["tokens"] for p in seat.opponents), default=0)
+    if seat.tokens > lead + left:  # nobody can catch up any more: keep the time
+        if style == "aggressive" and rng.random() < AGGRESSIVE_SHARE:
+            return seat.bank_ms / left * rng.uniform(0.3, 0.8)  # ...but stay in character
+        return None
+    # Keep a little time back: a tie on tokens, for first or for last place,
+    # goes to whoever has more time left, and most players end near zero.
+    bank = seat.bank_ms - min(seat.bank_ms, TIE_RESERVE * seat.start_bank_ms)
+    if bank <= 0:
+        return None
+    forecast = PriceModel.from_seat(seat, style).forecast()
+    likely = math.exp(forecast.loc)  # the likely top other bid, when there is one
+    if style == "patient":
+        floor = likely  # bigger bids only
+    elif forecast.none < 0.1:
+        floor = likely / 4  # no token-sized tries when others nearly always bid
+    else:
+        floor = 0.0
+    grid = [b for b in bid_grid(bank) if b >= floor] or [float(bank)]
+    # value[k][j]: the chance that grid[j] wins k rounds from now, jittered a
+    # little so that equal-looking rounds are picked at random (more for random).
+    spread = 0.25 if style == "random" else 0.08
+    value = []
+    for k in range(left):
+        jitter = 1.0 + rng.uniform(-spread, spread)
+        value.append([forecast.win_chance(b, k) * jitter for b in grid])
+    rounds = list(range(left))
+    if style == "patient":
+        # At most PATIENT_SHARE of the game's rounds, counting those already bid in.
+        done = sum(1 for h in seat.history if h.get("my_bid_ms") is not None)
+        cap = int(PATIENT_SHARE * seat.rounds) - done
+        if cap <= 0:
+            return None
+        plan = allocate(value, grid, bank, rounds)
+        if sum(j is not None for j in plan.values()) > cap:
+            best = sorted(rounds, key=lambda k: -_chance_per_ms(value, grid, k, plan[k]))
+            plan = allocate(value, grid, bank, best[:cap])
+    elif style == "aggressive":
+        small = likely * AGGRESSIVE_SMALL
+        plan = allocate(value, grid, bank, rounds)
+        for _ in range(2):  # the fights, planned with what the small bids leave
+            fights = sum(j is not None for j in plan.values())
+            quiet = max(0.0, AGGRESSIVE_SHARE * left - fights)  # small bids to come
+            plan = allocate(value, grid, max(0.0, bank - quiet * small), rounds)
+        if plan[0] is None:
+            # In without a fight whenever its entries so far fall behind its share.
+            entered = sum(1 for h in seat.history if h.get("my_bid_ms") is not None)
+            if rng.random() < AGGRESSIVE_SHARE * seat.round - entered:
+                return min(bank, small * math.exp(rng.uniform(-0.2, 0.2)))
+            return None
+    else:
+        plan = allocate(value, grid, bank, rounds)
+    if plan.get(0) is None:
+        return None
+    # Anywhere between the grid's neighbours, so its bids show no pattern.
+    return min(bank, grid[plan[0]] * math.exp(rng.uniform(-0.1, 0.1)))
+
+
+def _chance_per_ms(value, grid, k, j) -> float:
+    return -1.0 if j is None else value[k][j] / grid[j]
+
+
+def allocate(value, grid, bank, rounds) -> dict[int, int | None]:
+    """For each round in ``rounds``, the grid bid (or None) that together win most.
+
+    Each round offers steps up the upper concave hull of its (bid, chance)
+    points; the steps with the most chance per millisecond are bought first
+    until the bank is spent — the Lagrangian solution of the budget, found
+    without a search. A step worth less than the time kept is never bought.
+    """
+    steps = []
+    for k in rounds:
+        hull = [(0.0, 0.0, None)]
+        for j, (b, v) in enumerate(zip(grid, value[k])):
+            if v <= hull[-1][1]:
+                continue
+            while len(hull) >= 2:
+                (b0, v0, _), (b1, v1, _) = hull[-2], hull[-1]
+                if (v1 - v0) * (b - b0) <= (v - v0) * (b1 - b0):
+                    hull.pop()  # (b1, v1) is on or under the chord: never the best
+                else:
+                    break
+            hull.append((b, v, j))
+        for (b0, v0, _), (b1, v1, j) in zip(hull, hull[1:]):
+            steps.append(((v1 - v0) / (b1 - b0), b1 - b0, k, j))
+    steps.sort(key=lambda step: -step[0])
+    plan: dict[int, int | None] = {k: None for k in rounds}
+    spent = 0.0
+    for per_ms, cost, k, j in steps:
+        if per_ms <= TIE_BREAK or spent + cost > bank:
+            break
+        spent += cost
+        plan[k] = j
+    return plan
+
+
+def bid_grid(bank_ms: int) -> list[float]:
+    """Candidate bids from a second to the whole bank, evenly spaced in log."""
+    low, steps = 1000.0, 26
+    if bank_ms <= low:
+        return [float(bank_ms)]
+    ratio = (bank_ms / low) ** (1 / (steps - 1))
+    return [low * ratio**k for k in range(steps - 1)] + [float(bank_ms)]
+
+
+def _phi(x: float) -> float:
+    return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
+
+
+class PriceModel:
+    """What the highest other bid of a coming round is likely to be.
+
+    With chance ``none`` nobody else bids; otherwise the top other bid is
+    log-normal around a level that drifts by a steady factor per round (the
+    opponents' money runs down, or not). Level, drift and spread are weighed on
+    a grid by how well they explain what this seat has seen: its own bids won
+    or lost, and whatever the reveal setting showed. No opponent can bid more
+    than it can still afford, which history bounds from above.
+    """
+
+    SIGMAS = (0.3, 0.6)
+    DRIFTS = (-0.12, -0.06, -0.03, 0.0, 0.03, 0.06)
+    # What a seat expects before it has seen anything: that prices fall as
+    # banks run down (so it is in no hurry to fight early); random is less sure.
+    DRIFT_PRIOR = {
+        "patient": (0.6, 1.0, 1.0, 0.7, 0.3, 0.1),
+        "aggressive": (0.6, 1.0, 1.0, 0.7, 0.3, 0.1),
+        "random": (0.4, 0.8, 1.0, 1.0, 0.6, 0.3),
+    }
+    LEVELS = 14
+    DECAY = 0.95
+
+    def __init__(self, none: float, rows: list[tuple[float, float, float, float]],
+                 cap: float, gap: int):
+        self.none, self.rows = none, rows  # rows: (weight, level, drift, sigma)
+        self.cap, self.gap = cap, gap
+
+    @classmethod
+    def from_seat(cls, seat: Seat, style: str = "random") -> PriceModel:
+        obs, none_count, some_count, cap = observe(seat)
+        none = (none_count + 0.25) / (none_count + some_count + 8.0)
+        n_opp = max(1, sum(1 for p in seat.opponents if not p.get("left")))
+        centre = math.log(seat.start_bank_ms / seat.rounds * (1 + 0.25 * n_opp))
+        levels = [centre + 2.4 * (2 * k / (cls.LEVELS - 1) - 1) for k in range(cls.LEVELS)]
+        obs = [(-age, kind, math.log(value), cls.DECAY**age) for age, kind, value in obs]
+        log_some = math.log(1 - none)
+        erfc, log, root2 = math.erfc, math.log, math.sqrt(2.0)
+        rows = []
+        for sigma in cls.SIGMAS:
+            scale = sigma * root2
+            for drift, prior in zip(cls.DRIFTS, cls.DRIFT_PRIOR[style]):
+                shifted = [(kind, lv - drift * t, w) for t, kind, lv, w in obs]
+                for mu in levels:
+                    logw = log(prior) - 0.5 * ((mu - centre) / 0.55) ** 2
+                    for kind, x, w in shifted:
+                        z = (x - mu) / scale
+                        if kind == "below":  # P(top < x) = none + some * Phi
+                            lik = none + (1 - none) * 0.5 * erfc(-z)
+                        elif kind == "above":
+                            lik = (1 - none) * 0.5 * erfc(z)
+                        else:  # "exact": the density, up to a constant
+                            logw += w * (log_some - z * z - log(sigma))
+                            continue
+                        logw += w * log(max(lik, 1e-12))
+                    rows.append((logw, mu, drift, sigma))
+        top = max(r[0] for r in rows)
+        ws = [math.exp(r[0] - top) for r in rows]
+        total = sum(ws)
+        gap = seat.tie_margin_ms if seat.tie == "margin" else 100
+        return cls(none, [(w / total, mu, d, sg) for w, (_, mu, d, sg) in zip(ws, rows)],
+                   cap, gap)
+
+    def forecast(self) -> Forecast:
+        """One log-normal per round ahead, matching the whole weighed grid."""
+        e_m = e_d = e_mm = e_md = e_dd = e_s2 = 0.0
+        for w, mu, drift, sigma in self.rows:
+            e_m += w * mu
+            e_d += w * drift
+            e_mm += w * mu * mu
+            e_md += w * mu * drift
+            e_dd += w * drift * drift
+            e_s2 += w * sigma * sigma
+        return Forecast(self.none, self.cap, self.gap, e_m, e_d,
+                        e_s2 + e_mm - e_m * e_m, e_md - e_m * e_d, e_dd - e_d * e_d)
+
+
+@dataclass(frozen=True)
+class Forecast:
+    """Top other bid ``ahead`` rounds from now: log-normal, centre loc + drift*ahead."""
+
+    none: float  # chance that nobody else bids
+    cap: float  # the most any opponent can still afford
+    gap: int  # how far ahead a bid must be not to tie
+    loc: float
+    drift: float
+    var: float  # variance of the log at ahead=0, then + 2*cov*ahead + var_drift*ahead**2
+    cov: float
+    var_drift: float
+
+    def win_chance(self, bid: float, ahead: int = 0) -> float:
+        """The chance that ``bid`` beats every other bid ``ahead`` rounds from now."""
+        beat = bid - self.gap  # keep clear of a tie
+        if beat > self.cap:
+            return 1.0
+        if beat <= 0:
+            return self.none
+        centre = self.loc + self.drift * ahead
+        var = self.var + 2 * self.cov * ahead + self.var_drift * ahead * ahead
+        z = (math.log(beat) - centre) / math.sqrt(max(var, 1e-6))
+        return self.none + (1 - self.none) * _phi(z)
+
+
+def observe(seat: Seat):
+    """Sightings of the top other bid in past rounds, from the seat's own history.
+
+    Returns the sightings as (age in rounds, kind, ms) — kind "below" (this seat
+    won with that bid), "above" (it lost with it) or "exact" (revealed) — the
+    counts of rounds where nobody else bid and where someone did, and the most
+    any opponent still in the game can still afford.
+    """
+    gap = seat.tie_margin_ms if seat.tie == "margin" else 100
+    obs = []
+    none_count = some_count = 0
+    spent_at_least = {p["id"]: 0 for p in seat.opponents}
+    for h in seat.history:
+        age = seat.round - h["round"]
+        mine = h.get("my_bid_ms")
+        winners = h.get("winners")
+        if winners is None:
+            winners = [h["winner"]] if h.get("winner") else []
+        tie = bool(h.get("tie"))
+        bids = h.get("bids")
+        if bids is not None:
+            others = [b for pid, b in bids.items() if pid != seat.me and b is not None]
+            for pid, b in bids.items():
+                if pid in spent_at_least and b is not None:
+                    spent_at_least[pid] += b
+            if others:
+                some_count += 1
+                obs.append((age, "exact", max(max(others), 50)))
+            else:
+                none_count += 1
+            continue
+        top = h.get("winning_bid_ms")
+        i_won = seat.me in winners
+        if top is not None:
+            for pid in winners:
+                if pid in spent_at_least:
+                    spent_at_least[pid] += top
+        if mine is None:
+            if winners or tie:
+                some_count += 1
+                if top is not None:
+                    obs.append((age, "exact", max(top, 50)))
+            else:
+                none_count += 1
+            continue
+        if i_won and not tie:
+            obs.append((age, "below", max(mine, 50)))
+            continue
+        some_count += 1
+        if top is not None and top > mine:
+            obs.append((age, "exact", top))
+        else:
+            obs.append((age, "above", max(mine, 50)))
+            if top is None and not tie:
+                for pid in winners:
+                    if pid in spent_at_least:
+                        spent_at_least[pid] += mine + gap  # beat it, no tie
+    active = [p["id"] for p in seat.opponents if not p.get("left")]
+    cap = max((seat.start_bank_ms - spent_at_least[pid] for pid in active), default=0)
+    return obs, none_count, some_count, cap
+
+
+POLICIES = {"easy": easy, "medium": medium, "hard": hard}
