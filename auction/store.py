@@ -95,6 +95,12 @@ return 1
 
 SLOT_KEEP_MS = 60_000
 
+# A seat's round trips outlive any one round; a round's "spending shown" mark
+# is needed only until its holds are charged.
+RTT_KEEP = 32
+RTT_TTL_S = 6 * 3600
+SHOWN_TTL_S = 3600
+
 
 class Store:
     """Room records, deadlines and change messages in one Redis."""
@@ -170,6 +176,31 @@ class Store:
         pipe.incr(key)
         _, count = pipe.execute()
         return count > limit
+
+    # -- fairness: what the hold socket measures, kept between its sockets --
+
+    def push_rtts(self, code: str, pid: str, samples: list[int]) -> None:
+        """Add round-trip samples (oldest first) to the seat's recent ones."""
+        if not samples:
+            return
+        key = f"{PREFIX}rtt:{code}:{pid}"
+        pipe = self.redis.pipeline()
+        pipe.lpush(key, *samples)
+        pipe.ltrim(key, 0, RTT_KEEP - 1)
+        pipe.expire(key, RTT_TTL_S)
+        pipe.execute()
+
+    def rtt_samples(self, code: str, pid: str) -> list[int]:
+        """The seat's recent round trips, newest first."""
+        return [int(s) for s in self.redis.lrange(f"{PREFIX}rtt:{code}:{pid}", 0, RTT_KEEP - 1)]
+
+    def mark_spending_shown(self, code: str, rnd: int, pid: str, at_ms: int) -> None:
+        """Record when this seat was first sent the view of round ``rnd``'s spending."""
+        self.redis.set(f"{PREFIX}shown:{code}:{rnd}:{pid}", at_ms, nx=True, ex=SHOWN_TTL_S)
+
+    def spending_shown(self, code: str, rnd: int, pid: str) -> int | None:
+        value = self.redis.get(f"{PREFIX}shown:{code}:{rnd}:{pid}")
+        return None if value is None else int(value)
 
 
 def connect(url: str | None, instance_path: str) -> redis.Redis:

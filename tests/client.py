@@ -161,7 +161,9 @@ class Hold:
         self.closed = threading.Event()
         self._got = threading.Condition()
         threading.Thread(target=self._read, daemon=True).start()
-        self.first = self.next_message()
+        # The first message may be read before we get here (it can share a
+        # read with the handshake's answer), so wait for message 0 itself.
+        self.first = self.next_message(after=0)
 
     def _read(self) -> None:
         try:
@@ -180,8 +182,9 @@ class Hold:
             with self._got:
                 self._got.notify_all()
 
-    def next_message(self, timeout: float = 10) -> dict | None:
-        count = len(self.messages)
+    def next_message(self, timeout: float = 10, after: int | None = None) -> dict | None:
+        """The next message from now on (or the one at index ``after``)."""
+        count = len(self.messages) if after is None else after
         with self._got:
             self._got.wait_for(lambda: len(self.messages) > count or self.closed.is_set(),
                                timeout)

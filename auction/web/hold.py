@@ -7,6 +7,9 @@ close frame or end of stream arrived. The client never reports a time.
 The server pings often (protocol pings, answered by the browser itself) and
 timestamps every frame the client sends, so a client that vanishes without
 closing is released at the last moment it was known alive, within a second.
+The pings also measure the player's round trip, kept per seat in the store;
+releases are compensated by it and late presses given an entry grace, by the
+formulas of ``auction.fairness`` (the model: docs/fairness.md).
 A holder's bank runs out at a moment known in advance, so the socket wakes
 for it itself and ends the hold on time.
 """
@@ -16,7 +19,9 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import socket
 import struct
+import threading
 from collections import deque
 
 from flask import current_app, g
@@ -24,7 +29,7 @@ from flask_sock import Sock
 from simple_websocket import ConnectionClosed
 from wsproto.events import CloseConnection, Ping, Pong
 
-from .. import rules
+from .. import fairness, rules
 from ..rooms import hold_slot
 from ..store import NoSuchRoom
 from .common import room_code, services
@@ -50,7 +55,8 @@ class Tap:
         self.text_ms: deque[int] = deque()
         self.closed_ms: int | None = None
         self.pings: dict[bytes, int] = {}
-        self.rtts: deque[int] = deque(maxlen=32)
+        self.fresh: list[int] = []          # round trips not yet in the store
+        self.ponged = threading.Event()
 
     def events(self):
         for event in self._conn.events():
@@ -59,7 +65,8 @@ class Tap:
             if isinstance(event, Pong):
                 sent = self.pings.pop(bytes(event.payload), None)
                 if sent is not None:
-                    self.rtts.append(now - sent)
+                    self.fresh.append(now - sent)
+                    self.ponged.set()
             elif isinstance(event, CloseConnection):
                 self.closed_ms = now
             elif getattr(event, "message_finished", False):
@@ -84,7 +91,12 @@ class HoldSession:
         self.pid = None
         self.slot = None
         self.sid = secrets.token_hex(8)
-        self._ping_seq = 0
+        self.cap = current_app.config["HOLD_COMP_CAP_MS"]
+        self.round = None           # the round and spending start this hold is in
+        self.spend_ms = None
+        # Only a floor for holds too short for any ping answer: behind a proxy
+        # the kernel sees the proxy, not the phone.
+        self.kernel_rtt = kernel_rtt_ms(ws.sock)
 
     def send(self, **message) -> None:
         try:
@@ -108,7 +120,7 @@ class HoldSession:
         if not store.take_slot(self.slot, self.sid, self.svc.clock.now_ms(), DEAD_MS):
             return self.refuse("second_socket")
         try:
-            self._hold()
+            self._hold(room)
         finally:
             store.heartbeat(self.slot, self.sid, self.tap.last_ms, free=True)
             self._drain()
@@ -124,18 +136,47 @@ class HoldSession:
             except ConnectionClosed:
                 return
 
-    def _press(self):
-        return self.svc.rooms.as_player(self.code, self.token,
-                                        lambda pid: rules.Press(pid, self.pressed_ms))
+    def _press(self, room):
+        rnd = room.game.current
+        at = self.pressed_ms
+        if rnd is not None and at >= rnd.go_ms and self.cap > 0:
+            at = fairness.press_moment(at, rnd.go_ms, self._entry_rtt(), self.cap)
+        return self.svc.rooms.as_player(self.code, self.token, lambda pid: rules.Press(pid, at))
 
-    def _hold(self) -> None:
+    def _entry_rtt(self) -> int | None:
+        """The round trip for a press that came after go: the seat's estimate, or,
+        for a seat never measured, one ping on this socket, waiting at most the
+        cap (a slower answer could only be granted the cap anyway: None)."""
+        rtt = self._measured_rtt()
+        if rtt is None:
+            self.tap.ponged.clear()
+            self._ping(self.svc.clock.now_ms())
+            self.tap.ponged.wait(self.cap / 1000)
+            rtt = self._measured_rtt()
+        return rtt
+
+    def _store_rtts(self) -> None:
+        fresh, self.tap.fresh = self.tap.fresh, []
+        self.svc.store.push_rtts(self.code, self.pid, fresh)
+
+    def _measured_rtt(self) -> int | None:
+        """The seat's round-trip estimate from ping answers, this socket's included."""
+        self._store_rtts()
+        return fairness.estimate_rtt(self.svc.store.rtt_samples(self.code, self.pid))
+
+    def _rtt(self) -> int | None:
+        rtt = self._measured_rtt()
+        return self.kernel_rtt if rtt is None else rtt
+
+    def _hold(self, room) -> None:
         try:
-            outcome = self._press()
+            outcome = self._press(room)
         except rules.PressRefused as refused:
             return self.refuse(refused.reason)
         except (rules.NotAllowed, NoSuchRoom):
             return self.refuse("not_seated")
         game = outcome.room.game
+        self.round, self.spend_ms = game.current.number, game.current.spend_ms
         runs_out = game.current.spend_ms + game.player(self.pid).bank_ms
         if current_app.config["EXPOSE_WORKER"]:
             self.send(type="in", worker=os.getpid())
@@ -157,7 +198,10 @@ class HoldSession:
                 return self._run_out()
             if now - self.tap.last_ms > DEAD_MS:
                 return self._release(self.tap.last_ms)
-            wait = max(0, min(next_ping, runs_out) - now) / 1000
+            # Wake for the dead line itself too, not just the next ping, so a
+            # lost link is noticed DEAD_MS after its last frame, not up to a ping later.
+            dead_at = self.tap.last_ms + DEAD_MS + 1
+            wait = max(0, min(next_ping, runs_out, dead_at) - now) / 1000
             try:
                 message = self.ws.receive(timeout=wait)
             except ConnectionClosed:
@@ -168,14 +212,15 @@ class HoldSession:
                 return self._release(self.tap.closed_ms or clock.now_ms())
 
     def _ping(self, now: int) -> None:
-        self._ping_seq += 1
-        payload = struct.pack("!Q", self._ping_seq)
+        # Unpredictable payloads: an answer cannot be sent before the ping arrives.
+        payload = secrets.token_bytes(8)
         self.tap.pings[payload] = now
         try:
             self.ws.sock.send(self.tap.send(Ping(payload)))
         except OSError:
             pass
         self.svc.store.heartbeat(self.slot, self.sid, self.tap.last_ms)
+        self._store_rtts()
 
     def _still_holding(self) -> bool:
         room, _ = self.svc.rooms.load(self.code)
@@ -196,11 +241,27 @@ class HoldSession:
     def _close(self, reason: str) -> None:
         self.send(type="released", reason=reason)
 
-    def _release(self, at_ms: int) -> None:
+    def _release(self, arrived_ms: int) -> None:
+        """Let go at a moment the client's frames arrived (its release, its close, or
+        its last sign of life), dated back by the player's latency."""
+        at_ms = arrived_ms
+        if self.cap > 0:
+            shown = self.svc.store.spending_shown(self.code, self.round, self.pid)
+            at_ms = fairness.release_moment(arrived_ms, self._rtt(), self.cap,
+                                            self.spend_ms, shown)
         try:
             self.svc.rooms.as_player(self.code, self.token, lambda pid: rules.Release(pid, at_ms))
         except (rules.NotAllowed, NoSuchRoom):
             pass
+
+
+def kernel_rtt_ms(sock) -> int | None:
+    """The kernel's smoothed round trip of this TCP connection in ms (Linux), if known."""
+    try:
+        info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
+        return struct.unpack_from("I", info, 68)[0] // 1000   # tcpi_rtt, in µs
+    except (AttributeError, OSError, struct.error):
+        return None
 
 
 def _is_release(message) -> bool:

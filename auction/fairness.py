@@ -1,0 +1,91 @@
+"""Fair over slow links: the formulas, and nothing else.
+
+Standard library only; no clock, no store, no web. The hold socket measures
+(round-trip samples, arrival moments, when each player was sent the view of
+spending) and asks this module what to charge. The model and its limits are
+written up in docs/fairness.md.
+"""
+
+from __future__ import annotations
+
+from statistics import median
+
+# Samples the estimate looks at: 15 pings of 200 ms are the last 3 s of
+# holding, so a phone that moves from Wi-Fi to 4G is tracked within a round
+# or two, while a spike or two never moves the median.
+SAMPLES = 15
+
+# A press made just before go reaches the server late by the screen's own
+# lag (the countdown was sent half a round trip ago) plus the socket's
+# handshake (TCP SYN, SYN-ACK, then the upgrade request: 1.5 round trips).
+GRACE_RTTS = 2.0
+
+# The server's own delay in sending the view of spending (its timer loop,
+# Redis, rendering). It is measured, not claimed by the client, but a server
+# that far behind has a problem compensation should not hide.
+LAG_CAP_MS = 250
+
+
+def estimate_rtt(samples: list[int]) -> int | None:
+    """The round trip to expect: the median of the newest samples (newest first).
+
+    The median ignores spikes and, unlike the minimum, is not biased low by
+    jitter: the release and the view it answers each take a typical path,
+    not the luckiest one. None without samples.
+    """
+    recent = [s for s in samples[:SAMPLES] if s >= 0]
+    return round(median(recent)) if recent else None
+
+
+def compensation(rtt_ms: int | None, cap_ms: int, spend_ms: int | None = None,
+                 shown_ms: int | None = None) -> int:
+    """How far back to date a release: one round trip (capped) plus the server's send lag.
+
+    A player lets go H after their screen shows spending, which happened one
+    way after the server sent that view (``shown_ms``); the release takes the
+    other way back. So arrival = shown + RTT + H, and H = arrival - shown - RTT.
+    Measured from ``spend_ms``, that is a release dated (shown - spend) + RTT
+    earlier. ``cap_ms`` 0 switches compensation off altogether.
+    """
+    if cap_ms <= 0:
+        return 0
+    comp = min(max(rtt_ms or 0, 0), cap_ms)
+    if spend_ms is not None and shown_ms is not None:
+        comp += min(max(shown_ms - spend_ms, 0), LAG_CAP_MS)
+    return comp
+
+
+def release_moment(arrived_ms: int, rtt_ms: int | None, cap_ms: int,
+                   spend_ms: int | None = None, shown_ms: int | None = None) -> int:
+    """The moment to charge a release that reached the server at ``arrived_ms``.
+
+    The rules clamp it to [press, bank exhausted], and a release dated before
+    spending costs nothing, so the charge is never below 0 nor above the bank.
+    """
+    return arrived_ms - compensation(rtt_ms, cap_ms, spend_ms, shown_ms)
+
+
+def entry_grace(rtt_ms: int | None, cap_ms: int) -> int:
+    """How long after go a press may arrive and still count as made before it.
+
+    ``GRACE_RTTS`` round trips, with the round trip capped like compensation,
+    so a client that slows its ping answers gains at most ``GRACE_RTTS * cap``.
+    Unknown round trip: the cap (the caller measures one before asking).
+    """
+    if cap_ms <= 0:
+        return 0
+    rtt = cap_ms if rtt_ms is None else min(max(rtt_ms, 0), cap_ms)
+    return round(GRACE_RTTS * rtt)
+
+
+def press_moment(arrived_ms: int, go_ms: int | None, rtt_ms: int | None, cap_ms: int) -> int:
+    """The moment to date a press whose socket request arrived at ``arrived_ms``.
+
+    Before go the arrival itself; from go on, the arrival less the entry
+    grace, so a press made before go counts however slow the link (within
+    the cap). The rules refuse it if that is still at or after go, and count
+    any bid from the spending start.
+    """
+    if go_ms is None or arrived_ms < go_ms:
+        return arrived_ms
+    return arrived_ms - entry_grace(rtt_ms, cap_ms)
