@@ -5,7 +5,7 @@ from collections.abc import Mapping
 
 from flask import Flask
 
-from . import web
+from . import fairness, web
 from .clock import Clock
 from .config import Config, load_secret_key
 from .hub import Hub
@@ -36,7 +36,12 @@ def create_app(config=None) -> Flask:
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = load_secret_key(app.instance_path)
 
-    app.extensions["auction"] = Services(connect(app.config["REDIS_URL"], app.instance_path))
+    # An empty go waits this long for presses still on their way: the longest
+    # grace, plus the one ping a never-measured socket may wait for (hold.py).
+    cap = app.config["HOLD_COMP_CAP_MS"]
+    grace = fairness.entry_grace(None, cap) + cap
+    app.extensions["auction"] = Services(connect(app.config["REDIS_URL"], app.instance_path),
+                                         grace)
     web.register(app)
     if app.config["SCHEDULER"]:
         app.extensions["auction"].scheduler.start()
@@ -46,11 +51,11 @@ def create_app(config=None) -> Flask:
 class Services:
     """One worker's connections to the shared store, built once per app."""
 
-    def __init__(self, client):
+    def __init__(self, client, entry_grace_ms: int = 0):
         self.store = Store(client)
         self.clock = Clock(client)
         self.hub = Hub(client)
-        self.rooms = Rooms(self.store, self.clock)
+        self.rooms = Rooms(self.store, self.clock, entry_grace_ms)
         self.scheduler = Scheduler(self.rooms)
         # A deadline set here wakes this worker's timer loop at once.
         self.rooms.wake = self.scheduler.wake

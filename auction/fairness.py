@@ -20,10 +20,13 @@ SAMPLES = 15
 # handshake (TCP SYN, SYN-ACK, then the upgrade request: 1.5 round trips).
 GRACE_RTTS = 2.0
 
-# The server's own delay in sending the view of spending (its timer loop,
-# Redis, rendering). It is measured, not claimed by the client, but a server
-# that far behind has a problem compensation should not hide.
-LAG_CAP_MS = 250
+# The server's own delay in sending the view of spending: a few ms of timer
+# loop, Redis and rendering -- or, when nobody held at go, the wait for a
+# late press still on its way (the entry grace, up to 2 caps and one ping:
+# 900 ms by default), after which the round goes on with that press and
+# spending is shown only then. Measured by the server, never claimed by the
+# client; bounded so a server far behind cannot hide it.
+LAG_CAP_MS = 1_000
 
 
 def estimate_rtt(samples: list[int]) -> int | None:

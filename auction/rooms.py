@@ -72,9 +72,18 @@ class Room:
         rnd = self.game.current
         return [pid for pid in rnd.holders() if not self.game.player(pid).bot] if rnd else []
 
-    def deadline(self, now_ms: int) -> int | None:
+    def timer(self, grace_ms: int) -> int | None:
+        """The rules' next deadline -- except that a go nobody holds for waits out
+        the entry grace, so a press still on its way over a slow link can count."""
+        due = rules.next_deadline(self.game)
+        if due is not None and self.game.phase is rules.Phase.COUNTDOWN \
+                and not self.game.current.holders():
+            due += grace_ms
+        return due
+
+    def deadline(self, now_ms: int, grace_ms: int = 0) -> int | None:
         """The next moment this room needs a look: a timer, an AI action, a watch."""
-        times = [t for t in (rules.next_deadline(self.game),) if t is not None]
+        times = [t for t in (self.timer(grace_ms),) if t is not None]
         times += [item[0] for item in self.bot_queue[:1]]
         if self.human_holders():
             times.append(now_ms + WATCH_MS)
@@ -109,9 +118,10 @@ def _ttl(game: rules.Game) -> int:
 class Rooms:
     """All writes to rooms, for any number of workers sharing one store."""
 
-    def __init__(self, store: Store, clock):
+    def __init__(self, store: Store, clock, entry_grace_ms: int = 0):
         self.store = store
         self.clock = clock
+        self.entry_grace_ms = entry_grace_ms   # the longest a late press may be back-dated
         self.wake = lambda: None  # set by the worker's scheduler
 
     # -- reading ------------------------------------------------------------
@@ -160,7 +170,7 @@ class Rooms:
                 self._plan_bots(room, more)
                 if after is not None:
                     after(room, more)
-            deadline = room.deadline(now)
+            deadline = room.deadline(now, self.entry_grace_ms)
             new_version = self.store.save(code, version, room.to_record(), deadline,
                                           _ttl(room.game))
             if new_version is not None:
@@ -181,7 +191,7 @@ class Rooms:
         """Apply due timers and AI actions in time order, each at its own moment."""
         events: list = []
         while True:
-            timer = rules.next_deadline(room.game)
+            timer = room.timer(self.entry_grace_ms)
             bot = room.bot_queue[0] if room.bot_queue else None
             if bot and bot[0] <= now and (timer is None or bot[0] <= timer):
                 room.bot_queue.pop(0)

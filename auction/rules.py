@@ -583,9 +583,16 @@ def _start(game: Game, action: Start, now: int, events: list) -> None:
 
 def _press(game: Game, action: Press, now: int, events: list) -> None:
     at = now if action.at_ms is None else min(action.at_ms, now)
+    # Judge the press in the game as it stood at its own moment, so go (if
+    # still pending) sees it, then catch up to now.
+    _advance(game, at, events)
+    _enter(game, action.player, at)
     _advance(game, now, events)
+
+
+def _enter(game: Game, pid: str, at: int) -> None:
     rnd = game.current
-    player = game.player(action.player)
+    player = game.player(pid)
     if player is None or player.left:
         raise PressRefused("not_seated")
     if rnd is None:
@@ -596,10 +603,10 @@ def _press(game: Game, action: Press, now: int, events: list) -> None:
         raise PressRefused("too_late")
     if player.bank_ms <= 0:
         raise PressRefused("bank_empty")
-    if action.player in rnd.holds:
-        held = rnd.holds[action.player].release_ms is None
+    if pid in rnd.holds:
+        held = rnd.holds[pid].release_ms is None
         raise PressRefused("already_holding" if held else "out_this_round")
-    rnd.holds[action.player] = Hold(at)
+    rnd.holds[pid] = Hold(at)
 
 
 def _release(game: Game, pid: str, at: int, now: int, events: list, reason: str | None = None) -> None:

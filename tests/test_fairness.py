@@ -175,6 +175,23 @@ def test_a_press_just_before_go_on_a_slow_link_is_in_and_a_late_one_is_not(table
     assert first == {"type": "refused", "reason": "too_late"}
 
 
+def test_a_lone_press_just_before_go_on_a_slow_link_is_in(table):
+    """Nobody else holds, so go would end the round at once: the server waits out
+    the entry grace for a press still on its way before calling the round empty."""
+    fast, slow = table(2, (20, 20), (300, 20))
+
+    def early():
+        time.sleep(max(0.0, screen_go(slow, 1) - 0.2 - time.monotonic()))
+        hold = Hold(slow.open_hold())
+        assert hold.accepted, hold.first
+        return let_go_after(slow, hold, 1, 500)
+    held = run_all(early)[0]
+    slow_id = ids([slow])[0]
+    charged = bids(fast, 1)[slow_id]
+    assert abs(charged - held) <= 80, (charged, held)
+    assert fast.wait_view(lambda v: v["history"])["history"][0]["winner"] == slow_id
+
+
 class SlowAnswers(Hold):
     """A modified client that answers every ping 600 ms late, to look far away.
 

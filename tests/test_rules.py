@@ -643,6 +643,21 @@ def test_backdated_press_arriving_after_go_counts():
     assert g.current.holds["p1"] == Hold(2_900)
 
 
+def test_backdated_press_is_seen_by_a_go_not_yet_applied():
+    # Nobody else held, and go (3000) was not applied yet when the press arrived:
+    # the press is judged at its own moment, so go finds a holder.
+    g, _ = apply(game("countdown"), Press("p1", at_ms=2_900), 3_700)
+    assert g.phase is Phase.FREE and g.history == []
+    assert g.current.holders() == ["p1"]
+
+
+def test_backdated_press_after_go_has_ended_the_round_is_too_late():
+    g, _ = apply(game("countdown"), Tick(), 3_000)
+    with pytest.raises(PressRefused) as refused:
+        apply(g, Press("p1", at_ms=2_900), 3_700)
+    assert refused.value.reason == "too_late"
+
+
 def test_backdated_press_bids_from_the_spending_start():
     g = game("countdown", holds={"p2": 0}, settings=STAKE)
     g, _ = apply(g, Press("p1", at_ms=4_900), 5_300)
