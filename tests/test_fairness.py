@@ -151,18 +151,23 @@ def test_a_slow_link_pays_what_a_fast_one_pays(table, redis_url):
     assert abs(est[0] - 20) <= 15 and abs(est[1] - 300) <= 25, est
 
 
+def press_before_go_and_hold(player: Player, ms: float) -> float:
+    """Press 200 ms before the screen shows round 1's go, hold ``ms`` into spending.
+
+    The socket's request reaches the server well after go on a slow link (half
+    a round trip of screen lag, 1.5 of handshake); a seat never measured has its
+    round trip measured on that socket before the server decides.
+    """
+    time.sleep(max(0.0, screen_go(player, 1) - 0.2 - time.monotonic()))
+    hold = Hold(player.open_hold())
+    assert hold.accepted, hold.first
+    return let_go_after(player, hold, 1, ms)
+
+
 def test_a_press_just_before_go_on_a_slow_link_is_in_and_a_late_one_is_not(table):
     fast, slow = table(2, (20, 20), (300, 20))
-    # Round 1: the slow player presses 200 ms before its screen shows go. Its
-    # socket's request reaches the server about 400 ms after go (half a round
-    # trip of screen lag, 1.5 of handshake); it has never held, so the server
-    # measures its round trip on that socket before deciding.
-    def early():
-        time.sleep(max(0.0, screen_go(slow, 1) - 0.2 - time.monotonic()))
-        hold = Hold(slow.open_hold())
-        assert hold.accepted, hold.first
-        return let_go_after(slow, hold, 1, 500)
-    held = run_all(lambda: let_go_after(fast, press_soon(fast, 1), 1, 700), early)[1]
+    held = run_all(lambda: let_go_after(fast, press_soon(fast, 1), 1, 700),
+                   lambda: press_before_go_and_hold(slow, 500))[1]
     charged = bids(fast, 1)[ids([slow])[0]]
     assert abs(charged - held) <= 80, (charged, held)   # counted from the spending start
 
@@ -179,13 +184,7 @@ def test_a_lone_press_just_before_go_on_a_slow_link_is_in(table):
     """Nobody else holds, so go would end the round at once: the server waits out
     the entry grace for a press still on its way before calling the round empty."""
     fast, slow = table(2, (20, 20), (300, 20))
-
-    def early():
-        time.sleep(max(0.0, screen_go(slow, 1) - 0.2 - time.monotonic()))
-        hold = Hold(slow.open_hold())
-        assert hold.accepted, hold.first
-        return let_go_after(slow, hold, 1, 500)
-    held = run_all(early)[0]
+    held = run_all(lambda: press_before_go_and_hold(slow, 500))[0]
     slow_id = ids([slow])[0]
     charged = bids(fast, 1)[slow_id]
     assert abs(charged - held) <= 80, (charged, held)
