@@ -1,0 +1,198 @@
+"""HTML for the room page, rendered only from a player's view.
+
+``partials(view, ctx)`` gives the inner HTML of every live part of the room
+page, keyed by the SSE event name the page's ``sse-swap`` attributes listen
+for; ``page(view, ctx)`` is the whole room page with the same parts inside.
+``ctx`` carries only ``code``, ``csrf_token`` and ``invite_url``.
+
+Nothing here reads the game: the stream sends a part again only when its HTML
+changes, so the HTML must follow the view exactly. The one time-varying
+number, ``deadline_ms``, appears only in a ``data-`` attribute that the page's
+script counts down locally.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+from .qr import qr_svg
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TEMPLATES = os.path.join(_ROOT, "templates")
+STATIC = os.path.join(_ROOT, "static")
+
+# The live parts, in page order; each is a template in templates/partials/.
+PARTS = ("announce", "status", "final", "result", "me", "lobby", "players", "history",
+         "settings")
+
+GAME_PHASES = ("countdown", "free", "spending", "result")
+
+
+# -- formatting (also Jinja filters) ----------------------------------------
+
+
+def secs(ms: int | None) -> str:
+    """A bid or a duration as seconds to a tenth, truncated like the rules: '12.3 s'."""
+    if ms is None:
+        return "—"
+    return f"{ms // 1000}.{ms % 1000 // 100} s"
+
+
+def clock(ms: int | None) -> str:
+    """A bank as m:ss.t, truncated to the tenth: '9:47.3'."""
+    if ms is None:
+        return "—"
+    return f"{ms // 60_000}:{ms // 1000 % 60:02d}.{ms % 1000 // 100}"
+
+
+def duration(ms: int) -> str:
+    """A setting in words: '10 min', '1 min 30 s', '5 s', '0.1 s'."""
+    if ms % 1000:
+        return secs(ms)
+    s = ms // 1000
+    if s < 60:
+        return f"{s} s"
+    m, s = divmod(s, 60)
+    return f"{m} min {s} s" if s else f"{m} min"
+
+
+def names(items, sep: str = ", ", last: str = " and ") -> str:
+    """'Ann', 'Ann and Bob', 'Ann, Bob and Cy'."""
+    items = list(items)
+    if len(items) < 2:
+        return "".join(items)
+    return sep.join(items[:-1]) + last + items[-1]
+
+
+# -- settings: what the host picks from, in human units (option values in ms) --
+
+LABELS = {
+    "tie": {"tenth": "same tenth of a second", "margin": "within a margin"},
+    "tie_rule": {"nobody": "nobody wins", "all": "every tied player wins a token"},
+    "reveal": {"winner": "the winner only", "winning_bid": "the winner and the top bid",
+               "all_bids": "every bid"},
+    "own_bank": {"shown": "always shown", "toggle": "“Show my bank” switch, on by default",
+                 "hidden": "hidden — keep count yourself"},
+    "rank_ties": {"time_left": "more time left places higher",
+                  "shared": "tied players share the place"},
+}
+
+_NUMERIC = {
+    "rounds": (list(range(1, 31)), str),
+    "bank_ms": ([30_000, 60_000, 90_000, 120_000, 180_000, 240_000, 300_000, 360_000,
+                 420_000, 480_000, 540_000, 600_000, 720_000, 900_000, 1_200_000,
+                 1_500_000, 1_800_000], duration),
+    "ready_ms": (list(range(2_000, 10_001, 1_000)), duration),
+    "free_ms": (list(range(0, 10_001, 1_000)), duration),
+    "tie_margin_ms": ([10, 20, 50, 100, 200, 250, 500, 1_000], lambda ms: f"{ms} ms"),
+    "result_ms": (list(range(2_000, 15_001, 1_000)), duration),
+}
+
+
+def choices(name: str, current, low: int = 2) -> list[tuple[object, str]]:
+    """(value, label) options of a setting; the current value is always one of them."""
+    if name in LABELS:
+        return list(LABELS[name].items())
+    if name == "max_players":
+        return [(n, str(n)) for n in range(max(low, 2), 9)]
+    values, label = _NUMERIC[name]
+    return [(value, label(value)) for value in sorted(set(values) | {current})]
+
+
+# -- static assets: versioned URLs so caches can keep them forever ------------
+
+
+def _asset_versions() -> dict[str, str]:
+    versions = {}
+    for folder, _, files in os.walk(STATIC):
+        for name in files:
+            path = os.path.join(folder, name)
+            rel = os.path.relpath(path, STATIC).replace(os.sep, "/")
+            with open(path, "rb") as f:
+                versions[rel] = hashlib.sha256(f.read()).hexdigest()[:10]
+    return versions
+
+
+ASSET_VERSIONS = _asset_versions()
+# Changes whenever any static file changes: names the service worker's cache.
+BUILD = hashlib.sha256(repr(sorted(ASSET_VERSIONS.items())).encode()).hexdigest()[:10]
+
+
+def asset(rel: str) -> str:
+    """The URL of a static file, with its content hash as a cache-busting query."""
+    version = ASSET_VERSIONS.get(rel)
+    return f"/static/{rel}?v={version}" if version else f"/static/{rel}"
+
+
+def shell_assets() -> list[str]:
+    """Static URLs the service worker caches as the app shell (not icons' big twins)."""
+    keep = ("app.css", "app.js", "hold.js", "icons/favicon-32.png", "icons/icon-192.png")
+    vendored = [rel for rel in ASSET_VERSIONS if rel.startswith("vendor/") and rel.endswith(".js")]
+    return [asset(rel) for rel in (*keep, *sorted(vendored)) if rel in ASSET_VERSIONS]
+
+
+def _env() -> Environment:
+    env = Environment(
+        loader=FileSystemLoader(TEMPLATES),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(secs=secs, clock=clock, duration=duration, names=names)
+    env.globals.update(asset=asset, GAME_PHASES=GAME_PHASES, choices=choices, LABELS=LABELS)
+    return env
+
+
+ENV = _env()
+
+
+def template(name: str, **context) -> str:
+    """Render any template of templates/ (also used by pages.py)."""
+    return ENV.get_template(name).render(**context)
+
+
+# -- the room page ----------------------------------------------------------
+
+
+def _context(view: dict, ctx: dict) -> dict:
+    """What every part sees: the view, ctx, and lookups derived from the view alone."""
+    players = {p["id"]: p for p in view["players"]}
+    me = view["me"]
+
+    def name_of(pid):
+        return players[pid]["name"] if pid in players else "?"
+
+    return {
+        "v": view,
+        "me": me,
+        "s": view["settings"],
+        "phase": view["phase"],
+        "players": players,
+        "name_of": name_of,
+        "who": lambda ids: names(name_of(pid) for pid in ids),
+        "seated": bool(me) and not me.get("left"),
+        "code": ctx["code"],
+        "csrf_token": ctx.get("csrf_token", ""),
+        "invite_url": ctx.get("invite_url", ""),
+    }
+
+
+def partials(view: dict, ctx: dict) -> dict[str, str]:
+    """The inner HTML of every live part, keyed by its SSE event name."""
+    data = _context(view, ctx)
+    return {name: ENV.get_template(f"partials/{name}.html").render(data).strip()
+            for name in PARTS}
+
+
+def page(view: dict | None, ctx: dict) -> str:
+    """The whole room page (every part included), or a 'no such room' page."""
+    if view is None:
+        return template("room_missing.html", code=ctx.get("code", ""))
+    data = _context(view, ctx)
+    data["parts"] = partials(view, ctx)
+    data["qr"] = qr_svg(data["invite_url"]) if data["invite_url"] else ""
+    return ENV.get_template("room.html").render(data)

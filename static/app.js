@@ -1,0 +1,194 @@
+// Time Auction page glue: everything except the hold button (hold.js).
+// No inline scripts or styles anywhere (CSP), so all behaviour is wired here.
+(function () {
+  'use strict';
+  document.documentElement.classList.add('js');
+
+  // The service worker caches the app shell and serves /offline when a page can't load.
+  if ('serviceWorker' in navigator) {
+    window.addEventListener('load', function () {
+      navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch(function () {});
+    });
+  }
+
+  function ready(fn) {
+    if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', fn);
+    else fn();
+  }
+
+  function store(key, value) {
+    try {
+      if (value === undefined) return localStorage.getItem(key);
+      localStorage.setItem(key, value);
+    } catch (e) { /* private mode: just don't remember */ }
+    return null;
+  }
+
+  // Remember the player's name between games, per device.
+  ready(function () {
+    var saved = store('ta-name');
+    document.querySelectorAll('[data-remember-name]').forEach(function (input) {
+      if (saved && !input.value) input.value = saved;
+    });
+  });
+  document.addEventListener('submit', function (e) {
+    var input = e.target.querySelector && e.target.querySelector('[data-remember-name]');
+    if (input && input.value.trim()) store('ta-name', input.value.trim());
+  }, true);
+
+  var room = null;
+  var phase = null;
+
+  // Read the status part's .state and tell the rest of the page (hold.js) about it.
+  function sync() {
+    var el = room.querySelector('.status .state');
+    if (!el) return;
+    var d = el.dataset;
+    var prev = phase;
+    phase = d.phase;
+    room.dataset.phase = d.phase;
+    room.dataset.seated = d.seated;
+    room.dataset.ownBank = d.ownBank;
+    applyBankToggle();
+    startTimers();
+    wakeLock();
+    if (phase === 'countdown' && prev !== 'countdown') focusHold();
+    document.dispatchEvent(new CustomEvent('ta:state', { detail: {
+      phase: d.phase, prevPhase: prev, round: +d.round, rounds: +d.rounds,
+      seated: d.seated === 'true', holding: d.holding === 'true', inRound: d.inRound === 'true',
+      bankMs: d.bankMs === '' ? null : +d.bankMs, ownBank: d.ownBank
+    } }));
+  }
+
+  // Keyboard players land on the hold button when the game starts.
+  function focusHold() {
+    var active = document.activeElement;
+    var hold = document.getElementById('hold');
+    if (hold && (!active || active === document.body || !document.body.contains(active))) hold.focus();
+  }
+
+  // Countdowns: deadline_ms arrives as a data attribute and is counted down here,
+  // so the HTML the server sends never changes with the clock.
+  var timers = [];
+  var ticker = null;
+  function startTimers() {
+    var now = performance.now();
+    timers = [];
+    room.querySelectorAll('[data-deadline-ms]').forEach(function (el) {
+      if (el.dataset.deadlineMs === '') return;
+      timers.push({ el: el, end: now + Number(el.dataset.deadlineMs) });
+    });
+    tick();
+    if (timers.length && !ticker) ticker = setInterval(tick, 100);
+    if (!timers.length && ticker) { clearInterval(ticker); ticker = null; }
+  }
+  function tick() {
+    var now = performance.now();
+    timers.forEach(function (t) {
+      var left = Math.max(0, t.end - now);
+      var text = t.el.dataset.format === 'tenths'
+        ? (Math.ceil(left / 100) / 10).toFixed(1) + ' s'
+        : String(Math.ceil(left / 1000));
+      var full = (t.el.dataset.prefix || '') + text;
+      if (t.el.textContent !== full) t.el.textContent = full;
+    });
+  }
+
+  // "Show my bank": a per-device switch, on by default, only where the room allows it.
+  function bankShown() { return store('ta-show-bank') !== '0'; }
+  function applyBankToggle() {
+    var off = room.dataset.ownBank === 'toggle' && !bankShown();
+    room.classList.toggle('bank-off', off);
+    room.querySelectorAll('[data-bank-toggle]').forEach(function (b) {
+      b.setAttribute('aria-pressed', off ? 'false' : 'true');
+    });
+  }
+  document.addEventListener('click', function (e) {
+    var toggle = e.target.closest && e.target.closest('[data-bank-toggle]');
+    if (!toggle || !room) return;
+    store('ta-show-bank', bankShown() ? '0' : '1');
+    applyBankToggle();
+  });
+
+  // Keep the screen on during a game, where the browser allows it.
+  var lock = null;
+  function wakeLock() {
+    var want = phase && phase !== 'lobby' && phase !== 'ended' && document.visibilityState === 'visible';
+    if (want && !lock && navigator.wakeLock) {
+      lock = 'pending';
+      navigator.wakeLock.request('screen').then(function (l) {
+        lock = l;
+        l.addEventListener('release', function () { lock = null; });
+      }).catch(function () { lock = null; });
+    } else if (!want && lock && lock !== 'pending') {
+      lock.release().catch(function () {});
+      lock = null;
+    }
+  }
+  document.addEventListener('visibilitychange', function () { if (room) wakeLock(); });
+
+  // Errors from htmx posts: a short message instead of silence.
+  var MESSAGES = {
+    400: 'That did not work — check the values.', 403: 'Only the host can do that.',
+    404: 'This room is gone.', 409: 'Too late — the game has moved on.', 429: 'Slow down a little.'
+  };
+  function toast(text) {
+    var el = document.getElementById('toast');
+    if (!el) return;
+    el.textContent = text;
+    el.hidden = false;
+    clearTimeout(toast.timer);
+    toast.timer = setTimeout(function () { el.hidden = true; }, 4000);
+  }
+  document.addEventListener('htmx:responseError', function (e) {
+    var xhr = e.detail.xhr;
+    var type = xhr.getResponseHeader('Content-Type') || '';
+    var text = MESSAGES[xhr.status] || 'Something went wrong.';
+    try {
+      if (type.indexOf('json') >= 0) text = JSON.parse(xhr.responseText).error || text;
+      else if (type.indexOf('text/plain') >= 0 && xhr.responseText.length < 200) text = xhr.responseText;
+    } catch (err) { /* keep the generic text */ }
+    toast(text);
+  });
+  document.addEventListener('htmx:sendError', function () { toast('No connection.'); });
+
+  // Live updates: show when the stream is down; keep focus across a swapped part.
+  var focusId = null;
+  document.addEventListener('htmx:sseOpen', function () { var c = document.getElementById('conn'); if (c) c.hidden = true; });
+  document.addEventListener('htmx:sseError', function () { var c = document.getElementById('conn'); if (c) c.hidden = false; });
+  document.addEventListener('htmx:sseBeforeMessage', function (e) {
+    var active = document.activeElement;
+    focusId = active && active.id && e.target.contains(active) ? active.id : null;
+  });
+  document.addEventListener('htmx:sseMessage', function (e) {
+    if (focusId) {
+      var again = document.getElementById(focusId);
+      if (again && again !== document.activeElement) again.focus();
+      focusId = null;
+    }
+    if (e.target.classList && e.target.classList.contains('status')) sync();
+    else applyBankToggle();
+  });
+
+  // Invite: copy the link, or open the share sheet where there is one.
+  document.addEventListener('click', function (e) {
+    var copy = e.target.closest && e.target.closest('[data-copy]');
+    if (copy) {
+      var input = document.querySelector(copy.dataset.copy);
+      var done = function () { copy.textContent = 'Copied'; setTimeout(function () { copy.textContent = 'Copy link'; }, 2000); };
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(input.value).then(done, function () { input.select(); });
+      } else { input.select(); document.execCommand('copy'); done(); }
+    }
+    var share = e.target.closest && e.target.closest('[data-share]');
+    if (share && navigator.share) {
+      navigator.share({ title: share.dataset.shareTitle, url: share.dataset.share }).catch(function () {});
+    }
+  });
+
+  ready(function () {
+    if (navigator.share) document.querySelectorAll('[data-share]').forEach(function (b) { b.hidden = false; });
+    room = document.getElementById('room');
+    if (room) sync();
+  });
+})();

@@ -1,0 +1,200 @@
+"""Helpers for driving the game like a person with a phone: touch holds, waits, screenshots, axe."""
+
+from __future__ import annotations
+
+import subprocess
+import tarfile
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+AXE_VERSION = "4.14.1"
+
+# Without the networking flags Chromium keeps calling home, which this machine refuses.
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
+        "--disable-component-update", "--no-first-run", "--disable-sync"]
+
+# Most of a round with AI players on a 30 s bank: countdown, free window, the
+# longest bid an AI can make, the result.
+ROUND_S = 45
+
+
+def context_options(touch: bool = True) -> dict:
+    """A 390×844 phone; touch and mobile emulation, or a mouse/keyboard one of the same size."""
+    return {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2,
+            "is_mobile": touch, "has_touch": touch}
+
+
+def watch(page) -> None:
+    """Record console errors (CSP violations show up there) and uncaught script errors."""
+    page._problems = []
+    page.on("console", lambda m: m.type == "error" and _keep(page, m.text))
+    page.on("pageerror", lambda e: page._problems.append(f"script error: {e}"))
+
+
+def _keep(page, text: str) -> None:
+    # A failed network fetch (server stopped, 4xx on purpose) is not a page defect.
+    if "Failed to load resource" in text or "net::ERR_" in text or "EventSource" in text:
+        return
+    page._problems.append(text)
+
+
+def check_clean(page) -> None:
+    problems = getattr(page, "_problems", [])
+    assert not problems, "\n".join(problems)
+
+
+def shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+# -- waiting for the game --------------------------------------------------
+
+
+def wait_state(page, phase: str, round_no: int | None = None, timeout_s: float = ROUND_S) -> None:
+    """Until the page's status part says ``phase`` (of round ``round_no``)."""
+    sel = f'.status .state[data-phase="{phase}"]'
+    if round_no is not None:
+        sel += f'[data-round="{round_no}"]'
+    page.wait_for_selector(sel, state="attached", timeout=timeout_s * 1000)
+
+
+def wait_round_over(page, round_no: int, timeout_s: float = ROUND_S) -> None:
+    """Until round ``round_no`` shows its result, or the game is over."""
+    page.wait_for_selector(
+        f'.status .state[data-phase="result"][data-round="{round_no}"], .status .state[data-phase="ended"]',
+        state="attached", timeout=timeout_s * 1000)
+
+
+def button(page, state: str, timeout_s: float = 5) -> None:
+    """Until the hold button is in ``state`` (attached: the zone hides once a round ends)."""
+    page.wait_for_selector(f'#hold[data-state="{state}"]', state="attached", timeout=timeout_s * 1000)
+
+
+def released(page, timeout_s: float = 5) -> None:
+    """Until the button no longer holds: out, or off if that release ended the round."""
+    page.wait_for_selector('#hold:is([data-state="out"], [data-state="off"])', state="attached",
+                           timeout=timeout_s * 1000)
+
+
+# -- hands ------------------------------------------------------------------
+
+
+class Finger:
+    """One finger on the touch screen, through CDP Input.dispatchTouchEvent."""
+
+    def __init__(self, page):
+        self.page = page
+        self.cdp = page.context.new_cdp_session(page)
+
+    def centre(self, selector: str = "#hold") -> tuple[float, float]:
+        box = self.page.locator(selector).bounding_box()
+        return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+    def down(self, x: float | None = None, y: float | None = None) -> None:
+        if x is None:
+            x, y = self.centre()
+        self.cdp.send("Input.dispatchTouchEvent",
+                      {"type": "touchStart", "touchPoints": [{"x": x, "y": y, "id": 1}]})
+
+    def move(self, x: float, y: float) -> None:
+        self.cdp.send("Input.dispatchTouchEvent",
+                      {"type": "touchMove", "touchPoints": [{"x": x, "y": y, "id": 1}]})
+
+    def up(self) -> None:
+        self.cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+
+
+def hide_page(page, hidden: bool = True) -> None:
+    """Switch the page hidden (as when the phone locks or the app goes to the background).
+
+    Headless Chromium keeps every page visible whatever is in front, so the
+    document's visibilityState is overridden and the real event dispatched.
+    """
+    page.evaluate("""(hidden) => {
+        Object.defineProperty(document, 'visibilityState', {configurable: true, get: () => hidden ? 'hidden' : 'visible'});
+        Object.defineProperty(document, 'hidden', {configurable: true, get: () => hidden});
+        document.dispatchEvent(new Event('visibilitychange'));
+    }""", hidden)
+
+
+# -- pages ------------------------------------------------------------------
+
+
+def create_room(page, base: str, name: str, preset: str = "auction") -> str:
+    """From the home page, as a person would; returns the room code."""
+    page.goto(base + "/")
+    page.fill("#create-name", name)
+    page.check(f'input[name="preset"][value="{preset}"]')
+    with page.expect_navigation(url="**/r/*"):
+        page.click("form[action='/rooms'] button[type=submit]")
+    return page.url.rsplit("/", 1)[1]
+
+
+def set_setting(page, name: str, value) -> None:
+    """The host picks a value; htmx posts it and the stream sends the new form back."""
+    page.select_option(f"#set-{name}", str(value))
+    page.wait_for_selector(f'#set-{name} option[value="{value}"][selected]', state="attached",
+                           timeout=10_000)
+    # New content is live (htmx handlers attached) once it loses the htmx-added class;
+    # a change made before then would post nothing.
+    page.wait_for_selector(".part.settings > .card:not(.htmx-added)", state="attached")
+
+
+def fast(page, **overrides) -> None:
+    """Short settings so a whole game fits in a test: 30 s banks, 2 s countdowns."""
+    values = {"bank_ms": 30_000, "ready_ms": 2_000, "free_ms": 2_000, "result_ms": 2_000,
+              **overrides}
+    for name, value in values.items():
+        set_setting(page, name, value)
+
+
+def players_listed(page, count: int) -> None:
+    page.wait_for_function(
+        "(n) => document.querySelectorAll('.players-list .player').length === n", arg=count,
+        timeout=10_000)
+
+
+def my_bid(page) -> str:
+    return page.inner_text(".result .facts dd").strip()
+
+
+def seconds(text: str) -> float:
+    """'1.2 s' -> 1.2"""
+    return float(text.split()[0])
+
+
+# -- accessibility -----------------------------------------------------------
+
+
+def axe_source() -> str:
+    """axe-core's browser build from the npm registry (cached under test-artifacts/)."""
+    cached = ARTIFACTS / "vendor" / f"axe-core-{AXE_VERSION}.min.js"
+    if not cached.exists():
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory() as tmp:
+            subprocess.run(["npm", "pack", f"axe-core@{AXE_VERSION}", "--pack-destination", tmp,
+                            "--silent"], check=True, capture_output=True, timeout=120)
+            with tarfile.open(next(Path(tmp).glob("axe-core-*.tgz"))) as tar:
+                data = tar.extractfile("package/axe.min.js").read()
+        cached.write_bytes(data)
+    return cached.read_text()
+
+
+def axe_problems(page, source: str) -> list[str]:
+    """Serious and critical axe violations on the page as it is now.
+
+    The script goes in through DevTools evaluation, which the page's CSP does
+    not govern, so the CSP stays on for the scan.
+    """
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.evaluate(source)
+    result = page.evaluate("""async () => {
+        const r = await axe.run(document, {resultTypes: ['violations']});
+        return r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+                                       nodes: v.nodes.map(n => n.target.join(' ')).slice(0, 5)}));
+    }""")
+    return [f"{page.url}: {v['impact']} {v['id']} ({v['help']}) at {v['nodes']}"
+            for v in result if v["impact"] in ("serious", "critical")]
