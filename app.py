@@ -13,8 +13,18 @@ from auction import create_app  # noqa: E402
 app = create_app()
 
 if __name__ == "__main__":
+    import signal
+
+    import gevent
     from gevent.pywsgi import WSGIServer
 
     port = int(os.environ.get("PORT", "8000"))
+    server = WSGIServer(("0.0.0.0", port), app)
+    # Stop cleanly on SIGTERM as on Ctrl-C, so exit handlers run and an embedded
+    # Redis this process started is shut down instead of left behind.
+    gevent.signal_handler(signal.SIGTERM, server.stop)
     print(f"Time Auction on http://localhost:{port}/", flush=True)
-    WSGIServer(("0.0.0.0", port), app).serve_forever()
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass

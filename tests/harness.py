@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -11,6 +12,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import redis
 import requests
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -109,5 +111,18 @@ class AppServer:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(10)
         self.log.close()
+        self._stop_embedded_redis()
         self.instance.cleanup()
+
+    def _stop_embedded_redis(self) -> None:
+        """Shut down an embedded Redis the app left running (it detaches from the
+        app's process group, and would refuse SIGTERM once its folder is gone)."""
+        settings = Path(self.instance.name) / "redis.db.settings"
+        if not settings.exists():
+            return
+        socket_path = json.loads(settings.read_text())["unixsocket"]
+        try:
+            redis.Redis(unix_socket_path=socket_path).shutdown(nosave=True)
+        except (redis.ConnectionError, OSError):
+            pass   # already gone (the app shut it down on exit)
         self.log.close()

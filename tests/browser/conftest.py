@@ -16,10 +16,17 @@ import phone
 CHROMIUM = "/usr/bin/chromium"
 
 
+def missing(what: str) -> None:
+    """Skip on a developer machine without it; in CI (which installs it) fail loudly."""
+    if os.environ.get("CI"):
+        pytest.fail(f"{what} (CI must install it: see .ci/run)")
+    pytest.skip(what)
+
+
 @pytest.fixture(scope="session")
 def playwright_driver():
     if not os.path.exists(CHROMIUM):
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
+        missing("Debian's chromium is not installed (apt-get install chromium)")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as driver:
@@ -56,5 +63,5 @@ def open_phone(browser):
 def axe_source(tmp_path_factory):
     """axe-core's browser build, fetched from the npm registry once per run (cached in test-artifacts/)."""
     if shutil.which("npm") is None:
-        pytest.skip("npm is needed to fetch axe-core")
+        missing("npm is needed to fetch axe-core")
     return phone.axe_source()
