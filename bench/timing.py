@@ -5,8 +5,10 @@ view stream + hold socket); each player lets go a random time after its own
 stream showed spending start, and the charged bid (milliseconds, margin mode)
 is compared with the hold the client measured. Runs on one gevent process and
 on gunicorn -k gevent -w 2 (players of a room spread over the workers).
+Then it holds until 30 s banks run dry and reports how long after that moment
+the client was told ``released`` (the moment as its own stream showed spending).
 
-    .venv/bin/python bench/timing.py [--rooms 10] [--rounds 11]
+    .venv/bin/python bench/timing.py [--rooms 10] [--rounds 11] [--run-outs 10]
 """
 
 from __future__ import annotations
@@ -79,6 +81,42 @@ def measure(url: str, rooms: int, rounds: int) -> list[float]:
     return errors
 
 
+def run_out(url: str, seed: int, lateness: list, lock: threading.Lock) -> None:
+    """Hold until a 30 s bank runs out; append how late the client was told (ms),
+    against the moment its bank ran out as its own stream showed spending start."""
+    ann, bob = Player(url), Player(url)
+    code = ann.create("Ann", "stake")
+    bob.join(code, "Bob")
+    ann.post(f"/r/{code}/settings", {**SETTINGS, "bank_ms": 30_000, "rounds": 1})
+    ann.follow()
+    ann.post(f"/r/{code}/start")
+    ann.wait_view(lambda v: v["phase"] == "countdown")
+    hold, other = ann.press(), bob.press()
+    ann.wait_view(lambda v: v["phase"] == "spending")
+    seen = ann.view_arrival(lambda v: v["phase"] == "spending")
+    other.release()
+    message = hold.next_message(timeout=40)
+    told = time.monotonic()
+    assert message == {"type": "released", "reason": "bank_empty"}, message
+    with lock:
+        lateness.append((told - seen) * 1000 - 30_000)
+    ann.stop()
+    bob.stop()
+
+
+def measure_run_out(url: str, rooms: int) -> list[float]:
+    lateness: list = []
+    lock = threading.Lock()
+    threads = [threading.Thread(target=run_out, args=(url, seed, lateness, lock))
+               for seed in range(rooms)]
+    for t in threads:
+        t.start()
+        time.sleep(0.13)
+    for t in threads:
+        t.join()
+    return lateness
+
+
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -88,16 +126,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rooms", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=11)
+    parser.add_argument("--run-outs", type=int, default=10,
+                        help="holds that run their bank dry (30 s each, in parallel)")
     args = parser.parse_args()
     redis = RedisServer()
+    results = []
     print(f"{'server':<24}{'holds':>7}{'p50 ms':>9}{'p99 ms':>9}{'max |err|':>11}{'mean':>8}")
     try:
         for label, workers in (("python app.py", 0), ("gunicorn -k gevent -w 2", 2)):
             server = AppServer(redis.url, workers=workers)
             try:
                 errors = measure(server.url, args.rooms, args.rounds)
+                late = measure_run_out(server.url, args.run_outs) if args.run_outs else []
             finally:
                 server.stop()
+            results.append((label, late))
             absolute = [abs(e) for e in errors]
             print(f"{label:<24}{len(errors):>7}{pct(absolute, 0.5):>9.1f}{pct(absolute, 0.99):>9.1f}"
                   f"{max(absolute):>11.1f}{statistics.mean(errors):>8.1f}", flush=True)
@@ -105,6 +148,10 @@ def main() -> None:
         redis.stop()
     print("error = charged bid - hold measured by the client, from its spending view to its"
           " release; p50/p99/max of |error|")
+    for label, late in results:
+        if late:
+            print(f"{label}: bank ran out -> client told 'released' after "
+                  f"p50 {pct(late, 0.5):.1f} ms, max {max(late):.1f} ms ({len(late)} holds)")
 
 
 if __name__ == "__main__":
