@@ -156,11 +156,23 @@
   var focusId = null;
   document.addEventListener('htmx:sseOpen', function () { var c = document.getElementById('conn'); if (c) c.hidden = true; });
   document.addEventListener('htmx:sseError', function () { var c = document.getElementById('conn'); if (c) c.hidden = false; });
+  // What the player typed survives too: a part re-sent with the same form (every
+  // stream sends all parts on connect) must not wipe a half-typed name.
+  var typed = {};
   document.addEventListener('htmx:sseBeforeMessage', function (e) {
     var active = document.activeElement;
     focusId = active && active.id && e.target.contains(active) ? active.id : null;
+    typed = {};
+    e.target.querySelectorAll('input[id]:not([type=hidden]), textarea[id]').forEach(function (el) {
+      if (el.value !== el.defaultValue) typed[el.id] = el.value;
+    });
   });
   document.addEventListener('htmx:sseMessage', function (e) {
+    Object.keys(typed).forEach(function (id) {
+      var again = document.getElementById(id);
+      if (again && e.target.contains(again)) again.value = typed[id];
+    });
+    typed = {};
     if (focusId) {
       var again = document.getElementById(focusId);
       if (again && again !== document.activeElement) again.focus();
