@@ -220,3 +220,10 @@ def test_solo_defaults_to_five_players(client):
                                   {"difficulty": "godlike"}, {"mode": "marathon"}])
 def test_solo_bad_options_are_400(client, body):
     assert post(client, "/solo", {"name": "Me", **body}).status_code == 400
+
+
+def test_the_page_of_an_unknown_room_offers_to_join_another(client):
+    response = client.get("/r/ZZZZ")
+    assert response.status_code == 404
+    page = response.get_data(as_text=True)
+    assert "No room ZZZZ" in page and 'action="/join"' in page

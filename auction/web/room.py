@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, g, request
 
+from ..store import NoSuchRoom
 from ..views import view_for
 from . import render
 from .common import csrf_token, room_code, services
@@ -20,7 +21,10 @@ def page_context(code: str) -> dict:
 @bp.get("/r/<code>")
 def room_page(code):
     svc = services()
-    code = room_code(code)
-    room, _ = svc.rooms.load(code)
+    try:
+        code = room_code(code)
+        room, _ = svc.rooms.load(code)
+    except NoSuchRoom:
+        return render.page(None, {"code": code.upper()[:8]}), 404
     view = view_for(room.game, room.seat_of(g.device_token), svc.clock.now_ms())
     return render.page(view, page_context(code))
