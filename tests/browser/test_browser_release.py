@@ -7,13 +7,19 @@ import time
 import phone
 
 
-def test_hidden_page_and_sliding_off_release_at_once(server, open_phone):
+def started_against_one_ai(open_phone, server, name: str, rounds: int):
+    """A touch phone in a started Time Stake room against one AI player, short timings."""
     page = open_phone(touch=True)
-    phone.create_room(page, server.url, "Rita", preset="stake")
+    phone.create_room(page, server.url, name, preset="stake")
     page.tap("form[action$='/bots'] button[type=submit]")
     phone.players_listed(page, 2)
-    phone.fast(page, rounds=2, free_ms=0)
+    phone.fast(page, rounds=rounds, free_ms=0)
     page.tap("text=Start the game")
+    return page
+
+
+def test_hidden_page_and_sliding_off_release_at_once(server, open_phone):
+    page = started_against_one_ai(open_phone, server, "Rita", rounds=2)
     finger = phone.Finger(page)
     state_url = page.url + "/state"
 
@@ -57,12 +63,7 @@ def test_hidden_page_and_sliding_off_release_at_once(server, open_phone):
 
 
 def test_second_finger_is_ignored(server, open_phone):
-    page = open_phone(touch=True)
-    phone.create_room(page, server.url, "Sol", preset="stake")
-    page.tap("form[action$='/bots'] button[type=submit]")
-    phone.players_listed(page, 2)
-    phone.fast(page, rounds=1, free_ms=0)
-    page.tap("text=Start the game")
+    page = started_against_one_ai(open_phone, server, "Sol", rounds=1)
     cdp = page.context.new_cdp_session(page)
     phone.wait_state(page, "countdown", 1)
     box = page.locator("#hold").bounding_box()
