@@ -22,9 +22,13 @@ if __name__ == "__main__":
     server = WSGIServer(("0.0.0.0", port), app)
     # Stop cleanly on SIGTERM as on Ctrl-C, so exit handlers run and an embedded
     # Redis this process started is shut down instead of left behind.
-    gevent.signal_handler(signal.SIGTERM, server.stop)
+    def stop():
+        app.extensions["auction"].scheduler.stop()
+        server.stop()
+
+    gevent.signal_handler(signal.SIGTERM, stop)
     print(f"Time Auction on http://localhost:{port}/", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
-        pass
+        app.extensions["auction"].scheduler.stop()
