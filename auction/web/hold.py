@@ -193,7 +193,7 @@ class HoldSession:
                 self._ping(now)
                 next_ping = now + PING_MS
                 if not self._still_holding():
-                    return self._ended_by_server()
+                    return self._ended_by_server(runs_out)
             if now >= runs_out:
                 return self._run_out()
             if now - self.tap.last_ms > DEAD_MS:
@@ -227,11 +227,17 @@ class HoldSession:
         rnd = room.game.current
         return bool(rnd and self.pid in rnd.holders())
 
-    def _ended_by_server(self) -> None:
+    def _ended_by_server(self, runs_out: int) -> None:
+        """Say why the server ended this hold: the bank ran out (whoever fired it --
+        this socket's timer or another worker's tick), or the round went away."""
         room, _ = self.svc.rooms.load(self.code)
         rnd = room.game.current
-        mid_round = rnd is not None and self.pid in rnd.holds
-        self._close("bank_empty" if mid_round else "round_over")
+        hold = rnd.holds.get(self.pid) if rnd else None
+        if hold is not None and hold.release_ms is not None:
+            ran_out = hold.release_ms >= runs_out
+        else:
+            ran_out = self.svc.clock.now_ms() >= runs_out
+        self._close("bank_empty" if ran_out else "round_over")
 
     def _run_out(self) -> None:
         """The bank ran dry: fire the due release now rather than wait for a tick."""
