@@ -13,19 +13,18 @@ tick changes nothing.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field, fields, replace
-from enum import Enum
+from dataclasses import dataclass
+
+# Settings, state and the final table live in their own modules; they are
+# re-exported here so that callers speak to the rules in one place.
+from .settings import (  # noqa: F401
+    CHOICES, PRESETS, RANGES, InvalidSettings, RuleError, Settings)
+from .standings import Standing, last_place, standings, winners  # noqa: F401
+from .state import (  # noqa: F401
+    Game, Hold, Phase, Player, Round, RoundResult, from_dict, to_dict)
+
 
 # -- errors ----------------------------------------------------------------
-
-
-class RuleError(ValueError):
-    """An action the rules do not allow; the state is unchanged."""
-
-
-class InvalidSettings(RuleError):
-    """A setting out of range or of the wrong kind."""
 
 
 class NotAllowed(RuleError):
@@ -48,193 +47,12 @@ class PressRefused(RuleError):
         self.reason = reason
 
 
-# -- settings --------------------------------------------------------------
-
-
-class Phase(str, Enum):
-    """Where the game is; the value is what clients see."""
-
-    LOBBY = "lobby"
-    COUNTDOWN = "countdown"
-    FREE = "free"
-    SPENDING = "spending"
-    RESULT = "result"
-    ENDED = "ended"
-
-
-CHOICES = {
-    "tie": ("tenth", "margin"),
-    "tie_rule": ("nobody", "all"),
-    "reveal": ("winner", "winning_bid", "all_bids"),
-    "own_bank": ("shown", "toggle", "hidden"),
-    "rank_ties": ("time_left", "shared"),
-}
-
-# Inclusive ranges of the numeric settings, and the step they move in.
-RANGES = {
-    "rounds": (1, 30, 1),
-    "bank_ms": (30_000, 1_800_000, 100),
-    "ready_ms": (2_000, 10_000, 100),
-    "free_ms": (0, 10_000, 100),
-    "tie_margin_ms": (1, 1_000, 1),
-    "result_ms": (2_000, 15_000, 100),
-    "min_players": (2, 8, 1),
-    "max_players": (2, 8, 1),
-}
-
-
-@dataclass(frozen=True)
-class Settings:
-    """Every rule a host can set; a preset fills them all."""
-
-    rounds: int = 19
-    bank_ms: int = 600_000
-    ready_ms: int = 3_000
-    free_ms: int = 5_000
-    tie: str = "tenth"
-    tie_margin_ms: int = 100
-    tie_rule: str = "nobody"
-    reveal: str = "winner"
-    own_bank: str = "toggle"
-    rank_ties: str = "time_left"
-    min_players: int = 3
-    max_players: int = 7
-    result_ms: int = 5_000
-
-    def __post_init__(self):
-        for name, (low, high, step) in RANGES.items():
-            value = getattr(self, name)
-            if type(value) is not int:
-                raise InvalidSettings(f"{name} must be a whole number")
-            if not low <= value <= high or value % step:
-                raise InvalidSettings(f"{name} must be {low}–{high} in steps of {step}")
-        for name, allowed in CHOICES.items():
-            if getattr(self, name) not in allowed:
-                raise InvalidSettings(f"{name} must be one of {', '.join(allowed)}")
-        if self.min_players > self.max_players:
-            raise InvalidSettings("min_players cannot exceed max_players")
-
-    def changed(self, changes: dict) -> Settings:
-        """These settings with ``changes`` applied (strings from forms accepted)."""
-        names = {f.name for f in fields(self)}
-        parsed = {}
-        for name, value in changes.items():
-            if name not in names:
-                raise InvalidSettings(f"unknown setting {name!r}")
-            parsed[name] = _parse(name, value)
-        return replace(self, **parsed)
-
-    def to_dict(self) -> dict:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
-
-def _parse(name: str, value):
-    if name in CHOICES:
-        if not isinstance(value, str):
-            raise InvalidSettings(f"{name} must be one of {', '.join(CHOICES[name])}")
-        return value
-    if isinstance(value, bool):
-        raise InvalidSettings(f"{name} must be a whole number")
-    if isinstance(value, str) and re.fullmatch(r"-?\d+", value.strip()):
-        return int(value.strip())
-    if isinstance(value, int):
-        return value
-    raise InvalidSettings(f"{name} must be a whole number")
-
-
-PRESETS = {
-    "auction": Settings(),
-    "quick": Settings(rounds=9, bank_ms=180_000),
-    "stake": Settings(ready_ms=5_000, free_ms=0, tie="margin", own_bank="hidden",
-                      min_players=2, max_players=8),
-}
-
-# -- state -----------------------------------------------------------------
+# -- seats -----------------------------------------------------------------
 
 BOT_STYLES = ("aggressive", "patient", "random")
 DIFFICULTIES = ("easy", "medium", "hard")
 BOT_NAMES = ("Ada", "Boole", "Curie", "Dirac", "Euler", "Fermi", "Gauss", "Hopper")
 NAME_MAX = 24
-
-
-@dataclass
-class Player:
-    """A seat: a human or an AI player, with their (secret) bank."""
-
-    id: str
-    name: str
-    bot: bool = False
-    difficulty: str | None = None
-    style: str | None = None
-    bank_ms: int = 0
-    tokens: int = 0
-    left: bool = False
-
-
-@dataclass
-class Hold:
-    """One player's press in the current round; ``release_ms`` None while held."""
-
-    press_ms: int
-    release_ms: int | None = None
-
-
-@dataclass
-class Round:
-    """The round in progress: its moments and every hold (all secret)."""
-
-    number: int
-    start_ms: int
-    go_ms: int
-    spend_ms: int
-    holds: dict[str, Hold] = field(default_factory=dict)
-
-    def holders(self) -> list[str]:
-        return [pid for pid, hold in self.holds.items() if hold.release_ms is None]
-
-
-@dataclass
-class RoundResult:
-    """What a finished round decided; ``bids`` maps every player to a bid or None."""
-
-    round: int
-    bids: dict[str, int | None]
-    winners: tuple[str, ...]
-    tie: bool
-
-    @property
-    def winning_bid_ms(self) -> int | None:
-        return max(self.bids[w] for w in self.winners) if self.winners else None
-
-
-@dataclass
-class Game:
-    """The whole state of one room's game."""
-
-    code: str
-    settings: Settings = field(default_factory=Settings)
-    phase: Phase = Phase.LOBBY
-    players: list[Player] = field(default_factory=list)
-    host: str | None = None
-    round: int = 0
-    phase_end_ms: int | None = None
-    current: Round | None = None
-    history: list[RoundResult] = field(default_factory=list)
-    seq: int = 0
-
-    def player(self, pid: str) -> Player | None:
-        return next((p for p in self.players if p.id == pid), None)
-
-    def seated(self) -> list[Player]:
-        return [p for p in self.players if not p.left]
-
-    def copy(self) -> Game:
-        """A deep copy, written out because deepcopy is slow for simulations."""
-        current = None
-        if self.current:
-            current = replace(self.current, holds={k: replace(h) for k, h in self.current.holds.items()})
-        return replace(self, players=[replace(p) for p in self.players], current=current,
-                       history=list(self.history))
 
 
 # -- actions and events ----------------------------------------------------
@@ -649,98 +467,3 @@ _HANDLERS = {
     Release: _release_action,
     Tick: _tick,
 }
-
-# -- the end of the game ---------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Standing:
-    """One line of the final table."""
-
-    player: str
-    place: int
-    tokens: int
-    bank_ms: int
-
-
-def standings(game: Game) -> list[Standing]:
-    """Everyone ranked: most tokens, then (by setting) more time left or a shared place."""
-    by_time = game.settings.rank_ties == "time_left"
-
-    def key(p: Player):
-        return (p.tokens, p.bank_ms if by_time else 0)
-
-    ranked = sorted(game.players, key=key, reverse=True)
-    table, place = [], 0
-    for i, p in enumerate(ranked):
-        if i == 0 or key(p) != key(ranked[i - 1]):
-            place = i + 1
-        table.append(Standing(p.id, place, p.tokens, p.bank_ms))
-    return table
-
-
-def winners(game: Game) -> list[str]:
-    """The sole first place; a tie for first wins only when places are shared."""
-    first = [s.player for s in standings(game) if s.place == 1]
-    if len(first) == 1 or game.settings.rank_ties == "shared":
-        return first
-    return []
-
-
-def last_place(game: Game) -> list[str]:
-    """Fewest tokens, then least time -- whatever the ranking setting ("on the show,
-    eliminated"); nobody when everyone ties, and never a winner."""
-    if not game.players:
-        return []
-    key = {p.id: (p.tokens, p.bank_ms) for p in game.players}
-    worst = min(key.values())
-    if all(k == worst for k in key.values()):
-        return []
-    won = set(winners(game))
-    return [pid for pid, k in key.items() if k == worst and pid not in won]
-
-
-# -- persistence: plain JSON-able dicts ------------------------------------
-
-
-def to_dict(game: Game) -> dict:
-    """The whole state as plain data (secrets included: never send this)."""
-    rnd = game.current
-    return {
-        "code": game.code,
-        "settings": game.settings.to_dict(),
-        "phase": game.phase.value,
-        "players": [vars(p).copy() for p in game.players],
-        "host": game.host,
-        "round": game.round,
-        "phase_end_ms": game.phase_end_ms,
-        "current": None if rnd is None else {
-            "number": rnd.number, "start_ms": rnd.start_ms, "go_ms": rnd.go_ms,
-            "spend_ms": rnd.spend_ms,
-            "holds": {pid: [h.press_ms, h.release_ms] for pid, h in rnd.holds.items()},
-        },
-        "history": [{"round": r.round, "bids": r.bids, "winners": list(r.winners), "tie": r.tie}
-                    for r in game.history],
-        "seq": game.seq,
-    }
-
-
-def from_dict(data: dict) -> Game:
-    """The inverse of ``to_dict``."""
-    cur = data["current"]
-    current = None if cur is None else Round(
-        cur["number"], cur["start_ms"], cur["go_ms"], cur["spend_ms"],
-        {pid: Hold(*pair) for pid, pair in cur["holds"].items()})
-    return Game(
-        code=data["code"],
-        settings=Settings(**data["settings"]),
-        phase=Phase(data["phase"]),
-        players=[Player(**p) for p in data["players"]],
-        host=data["host"],
-        round=data["round"],
-        phase_end_ms=data["phase_end_ms"],
-        current=current,
-        history=[RoundResult(r["round"], r["bids"], tuple(r["winners"]), r["tie"])
-                 for r in data["history"]],
-        seq=data["seq"],
-    )

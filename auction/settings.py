@@ -1,0 +1,106 @@
+"""Settings: every rule a host can set, their ranges, and the three presets.
+
+Standard library only. Strings from forms are parsed here, so a bad value is
+refused with a clear message wherever it comes from.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, fields, replace
+
+
+class RuleError(ValueError):
+    """An action the rules do not allow; the state is unchanged."""
+
+
+class InvalidSettings(RuleError):
+    """A setting out of range or of the wrong kind."""
+
+
+CHOICES = {
+    "tie": ("tenth", "margin"),
+    "tie_rule": ("nobody", "all"),
+    "reveal": ("winner", "winning_bid", "all_bids"),
+    "own_bank": ("shown", "toggle", "hidden"),
+    "rank_ties": ("time_left", "shared"),
+}
+
+# Inclusive ranges of the numeric settings, and the step they move in.
+RANGES = {
+    "rounds": (1, 30, 1),
+    "bank_ms": (30_000, 1_800_000, 100),
+    "ready_ms": (2_000, 10_000, 100),
+    "free_ms": (0, 10_000, 100),
+    "tie_margin_ms": (1, 1_000, 1),
+    "result_ms": (2_000, 15_000, 100),
+    "min_players": (2, 8, 1),
+    "max_players": (2, 8, 1),
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every rule a host can set; a preset fills them all."""
+
+    rounds: int = 19
+    bank_ms: int = 600_000
+    ready_ms: int = 3_000
+    free_ms: int = 5_000
+    tie: str = "tenth"
+    tie_margin_ms: int = 100
+    tie_rule: str = "nobody"
+    reveal: str = "winner"
+    own_bank: str = "toggle"
+    rank_ties: str = "time_left"
+    min_players: int = 3
+    max_players: int = 7
+    result_ms: int = 5_000
+
+    def __post_init__(self):
+        for name, (low, high, step) in RANGES.items():
+            value = getattr(self, name)
+            if type(value) is not int:
+                raise InvalidSettings(f"{name} must be a whole number")
+            if not low <= value <= high or value % step:
+                raise InvalidSettings(f"{name} must be {low}–{high} in steps of {step}")
+        for name, allowed in CHOICES.items():
+            if getattr(self, name) not in allowed:
+                raise InvalidSettings(f"{name} must be one of {', '.join(allowed)}")
+        if self.min_players > self.max_players:
+            raise InvalidSettings("min_players cannot exceed max_players")
+
+    def changed(self, changes: dict) -> Settings:
+        """These settings with ``changes`` applied (strings from forms accepted)."""
+        names = {f.name for f in fields(self)}
+        parsed = {}
+        for name, value in changes.items():
+            if name not in names:
+                raise InvalidSettings(f"unknown setting {name!r}")
+            parsed[name] = _parse(name, value)
+        return replace(self, **parsed)
+
+    def to_dict(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def _parse(name: str, value):
+    if name in CHOICES:
+        if not isinstance(value, str):
+            raise InvalidSettings(f"{name} must be one of {', '.join(CHOICES[name])}")
+        return value
+    if isinstance(value, bool):
+        raise InvalidSettings(f"{name} must be a whole number")
+    if isinstance(value, str) and re.fullmatch(r"-?\d+", value.strip()):
+        return int(value.strip())
+    if isinstance(value, int):
+        return value
+    raise InvalidSettings(f"{name} must be a whole number")
+
+
+PRESETS = {
+    "auction": Settings(),
+    "quick": Settings(rounds=9, bank_ms=180_000),
+    "stake": Settings(ready_ms=5_000, free_ms=0, tie="margin", own_bank="hidden",
+                      min_players=2, max_players=8),
+}

@@ -1,0 +1,149 @@
+"""The state of one room's game: plain dataclasses, and their JSON form.
+
+Standard library only. The rules engine (``auction.rules``) is the only code
+that changes a ``Game``; ``to_dict``/``from_dict`` are how the store keeps it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from enum import Enum
+
+from .settings import Settings
+
+
+class Phase(str, Enum):
+    """Where the game is; the value is what clients see."""
+
+    LOBBY = "lobby"
+    COUNTDOWN = "countdown"
+    FREE = "free"
+    SPENDING = "spending"
+    RESULT = "result"
+    ENDED = "ended"
+
+
+@dataclass
+class Player:
+    """A seat: a human or an AI player, with their (secret) bank."""
+
+    id: str
+    name: str
+    bot: bool = False
+    difficulty: str | None = None
+    style: str | None = None
+    bank_ms: int = 0
+    tokens: int = 0
+    left: bool = False
+
+
+@dataclass
+class Hold:
+    """One player's press in the current round; ``release_ms`` None while held."""
+
+    press_ms: int
+    release_ms: int | None = None
+
+
+@dataclass
+class Round:
+    """The round in progress: its moments and every hold (all secret)."""
+
+    number: int
+    start_ms: int
+    go_ms: int
+    spend_ms: int
+    holds: dict[str, Hold] = field(default_factory=dict)
+
+    def holders(self) -> list[str]:
+        return [pid for pid, hold in self.holds.items() if hold.release_ms is None]
+
+
+@dataclass
+class RoundResult:
+    """What a finished round decided; ``bids`` maps every player to a bid or None."""
+
+    round: int
+    bids: dict[str, int | None]
+    winners: tuple[str, ...]
+    tie: bool
+
+    @property
+    def winning_bid_ms(self) -> int | None:
+        return max(self.bids[w] for w in self.winners) if self.winners else None
+
+
+@dataclass
+class Game:
+    """The whole state of one room's game."""
+
+    code: str
+    settings: Settings = field(default_factory=Settings)
+    phase: Phase = Phase.LOBBY
+    players: list[Player] = field(default_factory=list)
+    host: str | None = None
+    round: int = 0
+    phase_end_ms: int | None = None
+    current: Round | None = None
+    history: list[RoundResult] = field(default_factory=list)
+    seq: int = 0
+
+    def player(self, pid: str) -> Player | None:
+        return next((p for p in self.players if p.id == pid), None)
+
+    def seated(self) -> list[Player]:
+        return [p for p in self.players if not p.left]
+
+    def copy(self) -> Game:
+        """A deep copy, written out because deepcopy is slow for simulations."""
+        current = None
+        if self.current:
+            current = replace(self.current, holds={k: replace(h) for k, h in self.current.holds.items()})
+        return replace(self, players=[replace(p) for p in self.players], current=current,
+                       history=list(self.history))
+
+
+# -- persistence: plain JSON-able dicts ------------------------------------
+
+
+def to_dict(game: Game) -> dict:
+    """The whole state as plain data (secrets included: never send this)."""
+    rnd = game.current
+    return {
+        "code": game.code,
+        "settings": game.settings.to_dict(),
+        "phase": game.phase.value,
+        "players": [vars(p).copy() for p in game.players],
+        "host": game.host,
+        "round": game.round,
+        "phase_end_ms": game.phase_end_ms,
+        "current": None if rnd is None else {
+            "number": rnd.number, "start_ms": rnd.start_ms, "go_ms": rnd.go_ms,
+            "spend_ms": rnd.spend_ms,
+            "holds": {pid: [h.press_ms, h.release_ms] for pid, h in rnd.holds.items()},
+        },
+        "history": [{"round": r.round, "bids": r.bids, "winners": list(r.winners), "tie": r.tie}
+                    for r in game.history],
+        "seq": game.seq,
+    }
+
+
+def from_dict(data: dict) -> Game:
+    """The inverse of ``to_dict``."""
+    cur = data["current"]
+    current = None if cur is None else Round(
+        cur["number"], cur["start_ms"], cur["go_ms"], cur["spend_ms"],
+        {pid: Hold(*pair) for pid, pair in cur["holds"].items()})
+    return Game(
+        code=data["code"],
+        settings=Settings(**data["settings"]),
+        phase=Phase(data["phase"]),
+        players=[Player(**p) for p in data["players"]],
+        host=data["host"],
+        round=data["round"],
+        phase_end_ms=data["phase_end_ms"],
+        current=current,
+        history=[RoundResult(r["round"], r["bids"], tuple(r["winners"]), r["tie"])
+                 for r in data["history"]],
+        seq=data["seq"],
+    )
