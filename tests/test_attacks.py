@@ -7,7 +7,10 @@ token, no discount, no seat it may not take.
 
 from __future__ import annotations
 
+import socket
+import threading
 import time
+from urllib.parse import urlparse
 
 import pytest
 import websocket
@@ -132,3 +135,91 @@ def test_a_hold_socket_from_another_site_is_refused(server):
     finally:
         ws.close()
 
+
+
+def come_and_go(player: Player, code: str, times: int) -> None:
+    """Take the room's free seat and give it up again, ``times`` times (a 409 or
+    404 when another device holds the seat at that moment is fine)."""
+    for _ in range(times):
+        if player.post(f"/r/{code}/join", {"name": f"Churning player {id(player) % 10_000}"},
+                       expect=None).status_code == 200:
+            player.post(f"/r/{code}/leave", expect=None)
+
+
+class StalledStream:
+    """A device's own event stream that the device stops reading: the server's
+    writes to it back up until the device drains it, when it chooses."""
+
+    def __init__(self, player: Player):
+        url = urlparse(player.base)
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+        self.sock.connect((url.hostname, url.port))
+        self.sock.sendall((f"GET /r/{player.code}/events HTTP/1.1\r\n"
+                           f"Host: {url.netloc}\r\nAccept: text/event-stream\r\n"
+                           f"Cookie: {player.cookie}\r\n\r\n").encode())
+
+    def drain(self) -> int:
+        """Read everything the server has sent so far; returns how many bytes."""
+        self.sock.setblocking(False)
+        total = 0
+        while True:
+            try:
+                chunk = self.sock.recv(65536)
+            except BlockingIOError:
+                return total
+            if not chunk:
+                return total
+            total += len(chunk)
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def test_a_stalled_stream_buys_no_discount(server):
+    """The trick: stop reading your own event stream until the server's writes to
+    it back up, watch the game on a stream without your cookie, hold, and drain
+    your own stream a second late -- so the server, if it dated releases from when
+    *your* stream was sent spending, would credit you its 'lag'. It dates them
+    from when the room published spending, so the hold costs what it was."""
+    cheat, other = seat(server, ["Cheat", "Other"],
+                        {**ONE_ROUND, "own_bank": "shown", "reveal": "all_bids"})
+    cheat.stop()                       # its own, honest stream goes away
+    own = StalledStream(cheat)
+    try:
+        play_the_stall(server, cheat, other, own)
+    finally:
+        own.close()
+
+
+def play_the_stall(server, cheat: Player, other: Player, own: StalledStream) -> None:
+    watcher = Player(server.url)       # no seat, no cookie of the cheat's: just watches
+    watcher.code = cheat.code
+    watcher.follow()
+    # Churn in the lobby fills the server's buffer for the stalled stream.
+    churn = [Player(server.url) for _ in range(40)]
+    threads = [threading.Thread(target=come_and_go, args=(p, cheat.code, 25)) for p in churn]
+    for t in threads:
+        t.start()
+    for i in range(50):      # the host's settings part is the biggest of the page
+        cheat.post(f"/r/{cheat.code}/settings", {"result_ms": 2000 + 100 * (i % 2)})
+    for t in threads:
+        t.join(120)
+    cheat.post(f"/r/{cheat.code}/start")
+    watcher.wait_view(lambda v: v["phase"] == "countdown")
+    hold, other_hold = cheat.press(), other.press()
+    assert hold.accepted and other_hold.accepted
+    watcher.wait_view(lambda v: v["phase"] == "spending")
+    seen = watcher.view_arrival(lambda v: v["phase"] == "spending")
+    until(seen + 0.3)
+    other_hold.release()
+    until(seen + 1.0)
+    assert own.drain() > 0             # a second late, it reads what was held back
+    until(seen + 1.5)
+    let_go = time.monotonic()
+    hold.release()
+    held = (let_go - seen) * 1000
+    view = watcher.wait_view(lambda v: v["phase"] in ("result", "ended"), timeout=10)
+    bids = view["history"][0]["bids"] or view["final"]["bids"][0]["bids"]
+    charged = bids[cheat.state()["me"]["id"]]
+    assert abs(charged - held) <= 50, (charged, held)
