@@ -28,6 +28,7 @@ from flask import current_app, g
 from flask_sock import Sock
 from simple_websocket import ConnectionClosed
 from wsproto.events import CloseConnection, Ping, Pong
+from wsproto.utilities import LocalProtocolError
 
 from .. import fairness, rules
 from ..rooms import hold_slot
@@ -222,8 +223,8 @@ class HoldSession:
         self.tap.pings[payload] = now
         try:
             self.ws.sock.send(self.tap.send(Ping(payload)))
-        except OSError:
-            pass
+        except (OSError, LocalProtocolError):
+            pass    # the connection is closing; the watch loop sees it and lets go
         self.svc.store.heartbeat(self.slot, self.sid, self.tap.last_ms)
         self._store_rtts()
 

@@ -94,24 +94,24 @@ def retry_after(exc: RateLimitExceeded) -> int:
 
 
 class Lease:
-    """One of the connections an address may have open at once."""
+    """One of the connections an address may have open at once. It keeps the
+    worker's services: a stream renews and drops it outside any request."""
 
     def __init__(self, kind: str, cap: int, ttl_ms: int):
         self.key = f"conc:{kind}:{address()}"
         self.member = secrets.token_hex(8)
         self.ttl_ms = ttl_ms
-        svc = services()
-        self.taken = svc.store.take_lease(self.key, self.member, cap, svc.clock.now_ms(),
-                                          ttl_ms)
+        self.svc = services()
+        self.taken = self.svc.store.take_lease(self.key, self.member, cap,
+                                               self.svc.clock.now_ms(), ttl_ms)
 
     def renew(self) -> None:
-        svc = services()
-        svc.store.renew_lease(self.key, self.member, svc.clock.now_ms(), self.ttl_ms)
+        self.svc.store.renew_lease(self.key, self.member, self.svc.clock.now_ms(), self.ttl_ms)
 
     def drop(self) -> None:
         if self.taken:
-            services().store.drop_lease(self.key, self.member)
             self.taken = False
+            self.svc.store.drop_lease(self.key, self.member)
 
 
 def stream_lease() -> Lease:
