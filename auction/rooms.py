@@ -17,7 +17,7 @@ import hashlib
 import secrets
 from dataclasses import dataclass, field
 
-from . import bots, rules
+from . import bots, fairness, rules
 from .store import ENDED_TTL_S, LOBBY_TTL_S, PLAYING_TTL_S, NoSuchRoom, Store
 
 # Unambiguous letters: no I/O (like 1/0), no L, no U/V pairs to misread.
@@ -119,12 +119,10 @@ def _ttl(game: rules.Game) -> int:
 class Rooms:
     """All writes to rooms, for any number of workers sharing one store."""
 
-    def __init__(self, store: Store, clock, entry_grace_ms: int = 0):
+    def __init__(self, store: Store, clock, cap_ms: int = 0):
         self.store = store
         self.clock = clock
-        # How long after go a late press may still arrive and count; every new
-        # game keeps it (rules.Game.grace_ms), so an empty go is called only then.
-        self.entry_grace_ms = entry_grace_ms
+        self.cap_ms = cap_ms      # the latency compensation cap (fairness.py)
         self.wake = lambda: None  # set by the worker's scheduler
 
     # -- reading ------------------------------------------------------------
@@ -135,9 +133,14 @@ class Rooms:
 
     # -- creating ------------------------------------------------------------
 
-    def create(self, token: str, name: str, preset: str, setup=()) -> str:
-        """A new room with this device as host; ``setup`` actions follow the join."""
-        game = rules.new_game("----", preset, self.entry_grace_ms)
+    def create(self, token: str, name: str, preset: str, setup=(), tls: bool = False) -> str:
+        """A new room with this device as host; ``setup`` actions follow the join.
+
+        The game keeps how long after go a late press may still arrive and
+        count (longer when the site is served over TLS), so an empty go is
+        called only then (rules.Game.grace_ms)."""
+        grace = fairness.longest_entry_wait(self.cap_ms, tls)
+        game = rules.new_game("----", preset, grace)
         for _ in range(RETRIES):
             code = new_code()
             game.code = code

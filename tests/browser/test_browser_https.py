@@ -15,8 +15,12 @@ import time
 from pathlib import Path
 
 import pytest
+import redis
 import requests
 import websocket
+
+from auction import fairness
+from auction.store import Store
 
 import phone
 from conftest import CHROMIUM, missing
@@ -90,12 +94,13 @@ def site(redis_url):
         missing("nginx is not installed (apt-get install nginx-light)")
     app = AppServer(redis_url, workers=2, env={"PROXY_HOPS": "1", "TA_EXPOSE_WORKER": "1"})
     proxy = Nginx(app.port)
+    proxy.app = app
     yield proxy
     proxy.stop()
     app.stop()
 
 
-def test_the_app_behind_nginx_sees_https_and_the_browsers_address(site):
+def test_the_app_behind_nginx_sees_https_and_the_browsers_address(site, redis_url):
     https = requests.Session()
     https.trust_env = False          # else REQUESTS_CA_BUNDLE would outrank the session's own
     https.verify = str(site.cert)
@@ -110,6 +115,12 @@ def test_the_app_behind_nginx_sees_https_and_the_browsers_address(site):
                          headers={"Accept": "application/json", "Origin": site.url})
     assert created.status_code == 201, created.text
     code = created.json()["code"]
+    # Its hold sockets cost a TLS handshake more, so late presses may come later.
+    store = Store(redis.Redis.from_url(redis_url))
+    direct = requests.post(site.app.url + "/rooms", json={"name": "Dan"},
+                           headers={"Accept": "application/json"}).json()["code"]
+    assert store.load(code)[0]["game"]["grace_ms"] == fairness.longest_entry_wait(300, tls=True)
+    assert store.load(direct)[0]["game"]["grace_ms"] == fairness.longest_entry_wait(300)
     page = https.get(f"{site.url}/r/{code}").text
     assert f'value="{site.url}/r/{code}"' in page                   # the invite link is https
     foreign = https.post(f"{site.url}/r/{code}/settings", json={"rounds": 2},
