@@ -304,6 +304,8 @@ class RoomMachine(RuleBasedStateMachine):
         g, _ = apply(self.game, Tick(), self.now)
         if g.current is None or g.phase is Phase.COUNTDOWN or self.now >= entry_close(g):
             return
+        if self.game.current is None or self.game.current.number != g.current.number:
+            return      # twins of an earlier round: who held then may show by now
         for viewer in [p.id for p in g.players] + [None]:
             view = view_for(g, viewer, self.now)
             for twin in hidden_twins(self.game, viewer):
