@@ -18,6 +18,7 @@ import secrets
 from dataclasses import dataclass, field
 
 from . import bots, rules
+from .rematch import table_again
 from .store import ENDED_TTL_S, LOBBY_TTL_S, PLAYING_TTL_S, NoSuchRoom, Store
 
 # Unambiguous letters: no I/O (like 1/0), no L, no U/V pairs to misread.
@@ -134,18 +135,46 @@ class Rooms:
 
     def create(self, token: str, name: str, preset: str, setup=()) -> str:
         """A new room with this device as host; ``setup`` actions follow the join."""
-        game = rules.new_game("----", preset)
-        for _ in range(RETRIES):
-            code = new_code()
-            game.code = code
-            g, events = rules.apply(game, rules.Join(name), self.clock.now_ms())
+        def build(game):
+            game, events = rules.apply(game, rules.Join(name), self.clock.now_ms())
             host = events[0].player
             for make in setup:
-                g, _ = rules.apply(g, make(host), self.clock.now_ms())
-            room = Room(g, {digest(token): host}, secrets.token_hex(8))
-            if self.store.create(code, room.to_record()):
-                return code
+                game, _ = rules.apply(game, make(host), self.clock.now_ms())
+            return game, {digest(token): host}
+        return self._reserve(rules.new_game("----", preset), build)
+
+    def _reserve(self, game: rules.Game, build) -> str:
+        """Store ``build(game)`` -> (game, seats) under a fresh code; returns the code."""
+        for _ in range(RETRIES):
+            game.code = new_code()
+            g, seats = build(game)
+            if self.store.create(game.code, Room(g, seats, secrets.token_hex(8)).to_record()):
+                return game.code
         raise Conflict("no free room code")
+
+    def rematch(self, code: str, token: str) -> str:
+        """The host opens the next game for the same table; returns its code.
+
+        The new room has the same settings and AI seats, and every human who
+        had not left sits in it at once, keyed by the same device digest, so
+        their streams only need to follow. Asking again returns the same room.
+        """
+        room, _ = self.load(code)
+        pid = room.seat_of(token)
+        if pid is None:
+            raise rules.NotAllowed("you are not seated in this room")
+        if room.game.rematch:
+            return room.game.rematch
+        rules.apply(room.game, rules.Rematch(pid, "----"), 0)   # refuse before creating
+        new = self._reserve(rules.new_game("----"),
+                            lambda lobby: table_again(room.game, room.seats, lobby))
+
+        def build(fresh):   # None if another tap won the race meanwhile: keep its room
+            return None if fresh.game.rematch else rules.Rematch(pid, new)
+        opened = self.act(code, build).room.game.rematch
+        if opened != new:
+            self.store.drop(new)
+        return opened
 
     # -- the composer --------------------------------------------------------
 
@@ -176,6 +205,9 @@ class Rooms:
             if new_version is not None:
                 if deadline is not None:
                     self.wake()
+                if any(isinstance(e, rules.PhaseChanged) and e.phase is rules.Phase.ENDED
+                       for e in events):   # each seated device's "your games" list
+                    self.store.remember_game(list(room.seats), code, now)
                 return Outcome(room, new_version, events, result)
         raise Conflict("the room is busy; try again")
 

@@ -87,6 +87,7 @@ class Game:
     current: Round | None = None
     history: list[RoundResult] = field(default_factory=list)
     seq: int = 0
+    rematch: str | None = None      # the room the table moved on to, once the host opened it
 
     def player(self, pid: str) -> Player | None:
         return next((p for p in self.players if p.id == pid), None)
@@ -125,6 +126,7 @@ def to_dict(game: Game) -> dict:
         "history": [{"round": r.round, "bids": r.bids, "winners": list(r.winners), "tie": r.tie}
                     for r in game.history],
         "seq": game.seq,
+        "rematch": game.rematch,
     }
 
 
@@ -146,4 +148,5 @@ def from_dict(data: dict) -> Game:
         history=[RoundResult(r["round"], r["bids"], tuple(r["winners"]), r["tie"])
                  for r in data["history"]],
         seq=data["seq"],
+        rematch=data.get("rematch"),    # records saved before rematches existed have none
     )
