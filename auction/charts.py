@@ -154,7 +154,7 @@ def _lines(s: Series, key: str, values, ticks_y, labels, title: str, desc: str,
         body.append(f'<text x="{LEFT - 5}" y="{_n(y(v) + 4)}" text-anchor="end" '
                     f'fill="{MUTED}">{escape(labels(v))}</text>')
     for i in _ticks(s.rounds):
-        body.append(f'<text x="{_n(x(i))}" y="{height - BOTTOM + 15}" text-anchor="middle" '
+        body.append(f'<text x="{_n(x(i))}" y="{height - BOTTOM + 16}" text-anchor="middle" '
                     f'fill="{MUTED}">{i}</text>')
     body.append(f'<text x="{_n(LEFT + plot_w / 2)}" y="{height - 3}" text-anchor="middle" '
                 f'fill="{MUTED}">round</text>')
@@ -255,7 +255,7 @@ def bids_chart(s: Series, prefix: str = "") -> str:
                             f'r="{_n(r)}" fill="none" stroke="{MUTED}" stroke-width="1.2"/>')
                 continue
             h = max(3.0, (ROW - 11) * bid / top)
-            w = max(2.0, col * .6)
+            w = min(18.0, max(2.0, col * .6))
             body.append(f'<rect class="bid{" won" if won else ""}" x="{_n(cx - w / 2)}" '
                         f'y="{_n(base - h)}" width="{_n(w)}" height="{_n(h)}" fill="{t.colour}"/>')
             if won:

@@ -6,11 +6,19 @@
   // The end screen's stream carries the rematch link once the host opens one
   // (partials/rematch.html). Follow it when it *arrives*: a page opened after
   // the rematch began shows the link and lets the reader stay.
+  // The host's own page is already on its way there (the form's 303): leave it be.
   var seenAtLoad = null;
+  var leaving = false;
   function rematchLink() { return document.querySelector('#room [data-rematch-follow]'); }
+  document.addEventListener('submit', function (e) {
+    if (/\/rematch$/.test(e.target.getAttribute('action') || '')) leaving = true;
+  });
   document.addEventListener('htmx:sseMessage', function () {
     var link = rematchLink();
-    if (link && !seenAtLoad) window.location.assign(link.getAttribute('href'));
+    if (link && !seenAtLoad && !leaving) {
+      leaving = true;
+      window.location.assign(link.getAttribute('href'));
+    }
   });
 
   // Share: the system share sheet where there is one, else copy the link.
