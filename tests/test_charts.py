@@ -156,3 +156,20 @@ def test_a_name_that_looks_like_a_formula_stays_text_in_the_csv():
     view = final_view(endgames.play(("=HYPERLINK(1)", "@Bob"), [{"p1": 100}]))
     names = {r["name"] for r in csv.DictReader(io.StringIO(export.to_csv(view)))}
     assert names == {"'=HYPERLINK(1)", "'@Bob"}
+
+
+def test_charts_export_and_rematch_import_only_the_standard_library_and_the_engine():
+    import ast
+    import pathlib
+
+    from auction import rematch
+
+    imported = set()
+    for module in (charts, export, rematch):
+        for node in ast.walk(ast.parse(pathlib.Path(module.__file__).read_text())):
+            if isinstance(node, ast.Import):
+                imported |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                imported.add("." + (node.module or "") if node.level else node.module)
+    assert imported <= {"__future__", "math", "csv", "io", "dataclasses", "html", ".",
+                        ".rules", ".charts"}, imported

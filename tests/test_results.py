@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import threading
 import time
 
 import pytest
@@ -178,3 +179,28 @@ def test_a_rematch_before_the_end_is_refused_and_creates_nothing(server, redis_u
     assert ann.post(f"/r/{code}/rematch", expect=409).json()["error"]
     assert set(r.scan_iter("ta:room:*")) - rooms_before == set()
     assert ann.state()["rematch"] is None
+
+
+def test_racing_rematch_taps_open_one_room(server, redis_url):
+    ann, bob = Player(server.url), Player(server.url)
+    code = ann.create("Ann", "stake")
+    bob.join(code, "Bob")
+    ann.post(f"/r/{code}/settings", {"rounds": 1, "ready_ms": 2_000, "result_ms": 2_000})
+    ann.follow()
+    ann.post(f"/r/{code}/start")          # nobody presses: the round ends at go
+    ann.wait_view(lambda v: v["phase"] == "ended", timeout=20)
+    r = redis.Redis.from_url(redis_url)
+    rooms_before = set(r.scan_iter("ta:room:*"))
+    codes, barrier = [], threading.Barrier(4)
+
+    def tap():
+        barrier.wait()
+        codes.append(ann.post(f"/r/{code}/rematch", expect=201).json()["code"])
+    taps = [threading.Thread(target=tap) for _ in range(4)]
+    for t in taps:
+        t.start()
+    for t in taps:
+        t.join(20)
+    assert len(codes) == 4 and len(set(codes)) == 1
+    assert {k.decode() for k in set(r.scan_iter("ta:room:*")) - rooms_before} == \
+        {f"ta:room:{codes[0]}"}

@@ -102,7 +102,7 @@ def recent_games() -> list[dict]:
             continue
         view = view_for(room.game, None, now)
         names = {p["id"]: p["name"] for p in view["players"]}
-        pid = next((pid for d, pid in room.seats.items() if d == digest(g.device_token)), None)
+        pid = room.seats.get(digest(g.device_token))
         mine = next((s for s in view["final"]["standings"] if s["id"] == pid), None)
         winners = view["final"]["winners"]
         games.append({
