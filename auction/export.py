@@ -15,7 +15,7 @@ from __future__ import annotations
 import csv
 import io
 
-from .charts import game_series
+from .series import game_series
 
 PLAYER_COLUMNS = ("code", "round", "player_id", "name", "bot", "difficulty", "left", "host",
                   "bid_ms", "won", "bank_after_ms", "tokens_after", "place")

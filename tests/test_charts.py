@@ -162,14 +162,14 @@ def test_charts_export_and_rematch_import_only_the_standard_library_and_the_engi
     import ast
     import pathlib
 
-    from auction import rematch
+    from auction import rematch, series
 
     imported = set()
-    for module in (charts, export, rematch):
+    for module in (charts, export, rematch, series):
         for node in ast.walk(ast.parse(pathlib.Path(module.__file__).read_text())):
             if isinstance(node, ast.Import):
                 imported |= {alias.name.split(".")[0] for alias in node.names}
             elif isinstance(node, ast.ImportFrom):
                 imported.add("." + (node.module or "") if node.level else node.module)
     assert imported <= {"__future__", "math", "csv", "io", "dataclasses", "html", ".",
-                        ".rules", ".charts"}, imported
+                        ".rules", ".series"}, imported
