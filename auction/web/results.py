@@ -108,6 +108,7 @@ def recent_games() -> list[dict]:
         games.append({
             "code": code, "ago": _ago(now - ended_ms), "players": len(view["players"]),
             "place": _place(mine["place"]) if mine else None,
-            "winner": render.names(names[w] for w in winners) if winners else None,
+            "winner": render.names("you" if w == pid else names[w] for w in winners)
+            if winners else None,
         })
     return games

@@ -68,6 +68,8 @@ def test_a_rematch_takes_every_player_to_the_new_room(server, open_phone, axe_so
     host.goto(server.url + "/")
     link = host.locator(f".your-games a[href='/r/{code}/results']")
     assert link.count() == 1
+    link.scroll_into_view_if_needed()
+    host.screenshot(path=str(phone.ARTIFACTS / "home-your-games.png"))
     with host.expect_navigation(url=f"**/r/{code}/results"):
         link.tap()
     assert "Hana" in host.inner_text(".standings")
