@@ -4,6 +4,7 @@ import os
 from collections.abc import Mapping
 
 from flask import Flask
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import fairness, web
 from .clock import Clock
@@ -36,13 +37,15 @@ def create_app(config=None) -> Flask:
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = load_secret_key(app.instance_path)
 
-    # An empty go waits this long for presses still on their way: the longest
-    # grace, plus the one ping a never-measured socket may wait for (hold.py).
-    cap = app.config["HOLD_COMP_CAP_MS"]
-    grace = fairness.entry_grace(None, cap) + cap
-    app.extensions["auction"] = Services(connect(app.config["REDIS_URL"], app.instance_path),
-                                         grace)
-    web.register(app)
+    hops = app.config["PROXY_HOPS"]
+    if hops:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops,
+                                x_port=hops)
+
+    client = connect(app.config["REDIS_URL"], app.instance_path)
+    grace = fairness.longest_entry_wait(app.config["HOLD_COMP_CAP_MS"])
+    app.extensions["auction"] = Services(client, grace)
+    web.register(app, client)
     if app.config["SCHEDULER"]:
         app.extensions["auction"].scheduler.start()
     return app

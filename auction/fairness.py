@@ -73,12 +73,28 @@ def entry_grace(rtt_ms: int | None, cap_ms: int) -> int:
 
     ``GRACE_RTTS`` round trips, with the round trip capped like compensation,
     so a client that slows its ping answers gains at most ``GRACE_RTTS * cap``.
-    Unknown round trip: the cap (the caller measures one before asking).
+    Unknown round trip -- a socket that did not answer the server's ping in
+    time -- earns no grace: silence must not buy the longest one.
     """
+    if cap_ms <= 0 or rtt_ms is None:
+        return 0
+    return round(GRACE_RTTS * min(max(rtt_ms, 0), cap_ms))
+
+
+def entry_ping_wait(cap_ms: int) -> int:
+    """How long a never-measured socket that pressed after go waits for the answer
+    to its one ping: two caps, so an honest link of the cap's round trip (plus
+    jitter) is measured in time. A slower answer is still credited at most the cap."""
+    return 2 * max(cap_ms, 0)
+
+
+def longest_entry_wait(cap_ms: int) -> int:
+    """How long after go a press may still be on its way: the longest grace, plus
+    the ping a never-measured socket waits for. Until then nothing about the
+    round may show (rules.Game.grace_ms)."""
     if cap_ms <= 0:
         return 0
-    rtt = cap_ms if rtt_ms is None else min(max(rtt_ms, 0), cap_ms)
-    return round(GRACE_RTTS * rtt)
+    return entry_grace(cap_ms, cap_ms) + entry_ping_wait(cap_ms)
 
 
 def press_moment(arrived_ms: int, go_ms: int | None, rtt_ms: int | None, cap_ms: int) -> int:

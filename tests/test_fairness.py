@@ -24,7 +24,9 @@ from auction.store import Store
 from client import Hold, Player
 from proxy import Proxy
 
-SETTINGS = {"ready_ms": 2000, "result_ms": 2000, "reveal": "all_bids"}   # stake: no free window
+# Stake: no free window. Banks shown, so bids are sent to the millisecond (a
+# hidden bank sends them to the tenth the page shows).
+SETTINGS = {"ready_ms": 2000, "result_ms": 2000, "reveal": "all_bids", "own_bank": "shown"}
 H = 1000
 CAP = 300           # HOLD_COMP_CAP_MS's default, which the `server` fixture runs with
 

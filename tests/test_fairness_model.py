@@ -64,7 +64,16 @@ def test_a_press_after_go_gets_a_grace_of_two_round_trips_capped():
     assert fairness.press_moment(go + 150, go, 100, CAP) == go - 50       # in
     assert fairness.press_moment(go + 250, go, 100, CAP) == go + 50       # still after go
     assert fairness.entry_grace(1_000, CAP) == 2 * CAP                    # a slow answerer
-    assert fairness.entry_grace(None, CAP) == 2 * CAP                     # unknown: the cap
+
+
+def test_a_socket_that_answered_no_ping_earns_no_grace():
+    assert fairness.entry_grace(None, CAP) == 0
+    assert fairness.press_moment(10_050, 10_000, None, CAP) == 10_050     # too late
+
+
+def test_the_longest_wait_for_a_press_on_its_way():
+    assert fairness.longest_entry_wait(CAP) == 2 * CAP + 2 * CAP          # grace + one ping
+    assert fairness.longest_entry_wait(0) == 0
 
 
 def test_what_a_client_that_delays_its_answers_can_gain():
