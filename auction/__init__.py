@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from . import fairness, web
+from . import web
 from .clock import Clock
 from .config import Config, load_secret_key
 from .hub import Hub
@@ -43,8 +43,7 @@ def create_app(config=None) -> Flask:
                                 x_port=hops)
 
     client = connect(app.config["REDIS_URL"], app.instance_path)
-    grace = fairness.longest_entry_wait(app.config["HOLD_COMP_CAP_MS"])
-    app.extensions["auction"] = Services(client, grace)
+    app.extensions["auction"] = Services(client, app.config["HOLD_COMP_CAP_MS"])
     web.register(app, client)
     if app.config["SCHEDULER"]:
         app.extensions["auction"].scheduler.start()
@@ -54,11 +53,11 @@ def create_app(config=None) -> Flask:
 class Services:
     """One worker's connections to the shared store, built once per app."""
 
-    def __init__(self, client, entry_grace_ms: int = 0):
+    def __init__(self, client, cap_ms: int = 0):
         self.store = Store(client)
         self.clock = Clock(client)
         self.hub = Hub(client)
-        self.rooms = Rooms(self.store, self.clock, entry_grace_ms)
+        self.rooms = Rooms(self.store, self.clock, cap_ms)
         self.scheduler = Scheduler(self.rooms)
         # A deadline set here wakes this worker's timer loop at once.
         self.rooms.wake = self.scheduler.wake

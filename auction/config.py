@@ -39,6 +39,10 @@ class Config:
     # Multiplies every abuse limit (web/limits.py); the test servers raise it,
     # since all their devices share one loopback address.
     RATE_LIMIT_SCALE = float(os.environ.get("TA_RATE_LIMIT_SCALE", "1"))
+    # Connections one address may hold open at once (a party of 8 behind one
+    # router, each with a page, plus a big screen, is far below these).
+    MAX_STREAMS_PER_ADDRESS = int(os.environ.get("MAX_STREAMS_PER_ADDRESS", "40"))
+    MAX_HOLDS_PER_ADDRESS = int(os.environ.get("MAX_HOLDS_PER_ADDRESS", "16"))
 
 
 class TestConfig(Config):

@@ -17,7 +17,7 @@ import hashlib
 import secrets
 from dataclasses import dataclass, field
 
-from . import bots, rules
+from . import bots, fairness, rules
 from .rematch import table_again
 from .store import ENDED_TTL_S, LOBBY_TTL_S, PLAYING_TTL_S, NoSuchRoom, Store
 
@@ -120,12 +120,10 @@ def _ttl(game: rules.Game) -> int:
 class Rooms:
     """All writes to rooms, for any number of workers sharing one store."""
 
-    def __init__(self, store: Store, clock, entry_grace_ms: int = 0):
+    def __init__(self, store: Store, clock, cap_ms: int = 0):
         self.store = store
         self.clock = clock
-        # How long after go a late press may still arrive and count; every new
-        # game keeps it (rules.Game.grace_ms), so an empty go is called only then.
-        self.entry_grace_ms = entry_grace_ms
+        self.cap_ms = cap_ms      # the latency compensation cap (fairness.py)
         self.wake = lambda: None  # set by the worker's scheduler
 
     # -- reading ------------------------------------------------------------
@@ -136,15 +134,20 @@ class Rooms:
 
     # -- creating ------------------------------------------------------------
 
-    def create(self, token: str, name: str, preset: str, setup=()) -> str:
-        """A new room with this device as host; ``setup`` actions follow the join."""
+    def create(self, token: str, name: str, preset: str, setup=(), tls: bool = False) -> str:
+        """A new room with this device as host; ``setup`` actions follow the join.
+
+        The game keeps how long after go a late press may still arrive and
+        count (longer when the site is served over TLS), so an empty go is
+        called only then (rules.Game.grace_ms)."""
         def build(game):
             game, events = rules.apply(game, rules.Join(name), self.clock.now_ms())
             host = events[0].player
             for make in setup:
                 game, _ = rules.apply(game, make(host), self.clock.now_ms())
             return game, {digest(token): host}
-        return self._reserve(rules.new_game("----", preset, self.entry_grace_ms), build)
+        grace = fairness.longest_entry_wait(self.cap_ms, tls)
+        return self._reserve(rules.new_game("----", preset, grace), build)
 
     def _reserve(self, game: rules.Game, build) -> str:
         """Store ``build(game)`` -> (game, seats) under a fresh code; returns the code."""
@@ -169,7 +172,7 @@ class Rooms:
         if room.game.rematch:
             return room.game.rematch
         rules.apply(room.game, rules.Rematch(pid, "----"), 0)   # refuse before creating
-        new = self._reserve(rules.new_game("----", "auction", self.entry_grace_ms),
+        new = self._reserve(rules.new_game("----", "auction", room.game.grace_ms),
                             lambda lobby: table_again(room.game, room.seats, lobby))
 
         def build(fresh):   # None if another tap won the race meanwhile: keep its room

@@ -64,7 +64,8 @@ def _guard_posts():
         return error(403, "cross-site request refused")
     if not request.is_json:
         sent = request.form.get("csrf_token", "")
-        if not isinstance(sent, str) or not hmac.compare_digest(sent, csrf_token()):
+        # Bytes: compare_digest refuses str with non-ASCII characters (a 500).
+        if not hmac.compare_digest(sent.encode(), csrf_token().encode()):
             return error(403, "the form is stale or foreign; reload the page")
     return None
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from flask import Blueprint, g
+from flask import Blueprint, g, request
 
 from .. import rules
 from ..store import NoSuchRoom
@@ -41,7 +41,7 @@ def create_room():
     preset = text(data, "preset", "auction")
     if preset not in rules.PRESETS:
         raise rules.InvalidSettings(f"preset must be one of {', '.join(rules.PRESETS)}")
-    code = svc.rooms.create(g.device_token, text(data, "name"), preset)
+    code = svc.rooms.create(g.device_token, text(data, "name"), preset, tls=request.is_secure)
     return done({"code": code}, 201, to=f"/r/{code}")
 
 
@@ -60,7 +60,8 @@ def create_solo():
     setup = [partial(rules.AddBot, difficulty=difficulty)] * (players - 1)
     if difficulty == "hard":
         setup.append(lambda host: rules.ChangeSettings(host, {"own_bank": "hidden"}))
-    code = svc.rooms.create(g.device_token, text(data, "name"), SOLO_MODES[mode], setup)
+    code = svc.rooms.create(g.device_token, text(data, "name"), SOLO_MODES[mode], setup,
+                            tls=request.is_secure)
     return done({"code": code}, 201, to=f"/r/{code}")
 
 

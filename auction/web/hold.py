@@ -24,10 +24,11 @@ import struct
 import threading
 from collections import deque
 
-from flask import current_app, g
+from flask import current_app, g, request
 from flask_sock import Sock
 from simple_websocket import ConnectionClosed
 from wsproto.events import CloseConnection, Ping, Pong
+from wsproto.utilities import LocalProtocolError
 
 from .. import fairness, rules
 from ..rooms import hold_slot
@@ -96,6 +97,7 @@ class HoldSession:
         self.slot = None
         self.sid = secrets.token_hex(8)
         self.cap = current_app.config["HOLD_COMP_CAP_MS"]
+        self.tls = request.is_secure        # a socket over TLS took a round trip more
         self.round = None           # the round and spending start this hold is in
         self.spend_ms = None
         # Only a floor for holds too short for any ping answer: behind a proxy
@@ -145,7 +147,7 @@ class HoldSession:
         rnd = room.game.current
         at = self.pressed_ms
         if rnd is not None and at >= rnd.go_ms and self.cap > 0:
-            at = fairness.press_moment(at, rnd.go_ms, self._entry_rtt(), self.cap)
+            at = fairness.press_moment(at, rnd.go_ms, self._entry_rtt(), self.cap, self.tls)
         return self.svc.rooms.as_player(self.code, self.token, lambda pid: rules.Press(pid, at))
 
     def _entry_rtt(self) -> int | None:
@@ -222,8 +224,8 @@ class HoldSession:
         self.tap.pings[payload] = now
         try:
             self.ws.sock.send(self.tap.send(Ping(payload)))
-        except OSError:
-            pass
+        except (OSError, LocalProtocolError):
+            pass    # the connection is closing; the watch loop sees it and lets go
         self.svc.store.heartbeat(self.slot, self.sid, self.tap.last_ms)
         self._store_rtts()
 

@@ -38,11 +38,10 @@ RATES = [
     ("60/10 seconds", "post-device", device, None, False),
 ]
 
-# Open at once, per address: event streams (a page each, and a big screen) and
-# hold sockets (one per seat at most). Held as leases in Redis, so every worker
-# counts the same; a lease a dead worker left behind runs out by itself.
-STREAMS_PER_ADDRESS = 40
-HOLDS_PER_ADDRESS = 16
+# Open at once, per address (config MAX_STREAMS_PER_ADDRESS, MAX_HOLDS_PER_ADDRESS):
+# event streams (a page each, and a big screen) and hold sockets (one per seat
+# at most). Held as leases in Redis, so every worker counts the same; a lease
+# a dead worker left behind runs out by itself.
 STREAM_LEASE_MS = 60_000      # a stream renews its lease at every keep-alive
 HOLD_LEASE_MS = 600_000
 
@@ -75,12 +74,14 @@ def init(app: Flask, client) -> Limiter:
                                else None)
               for rate, scope, key, endpoints, misses in RATES]
     limiter = Limiter(key_func=address, application_limits=limits, storage_uri="redis://",
-                      storage_options={"connection_pool": client.connection_pool},
-                      strategy="sliding-window-counter", key_prefix="ta:limit")
+                      storage_options={"connection_pool": client.connection_pool,
+                                       "key_prefix": "ta:limit"},
+                      strategy="sliding-window-counter")
     limiter.init_app(app)
     app.extensions["auction_limiter"] = limiter
-    app.extensions["auction_caps"] = (max(1, round(STREAMS_PER_ADDRESS * scale)),
-                                      max(1, round(HOLDS_PER_ADDRESS * scale)))
+    app.extensions["auction_caps"] = tuple(
+        max(1, round(app.config[name] * scale))
+        for name in ("MAX_STREAMS_PER_ADDRESS", "MAX_HOLDS_PER_ADDRESS"))
     return limiter
 
 
@@ -93,24 +94,24 @@ def retry_after(exc: RateLimitExceeded) -> int:
 
 
 class Lease:
-    """One of the connections an address may have open at once."""
+    """One of the connections an address may have open at once. It keeps the
+    worker's services: a stream renews and drops it outside any request."""
 
     def __init__(self, kind: str, cap: int, ttl_ms: int):
         self.key = f"conc:{kind}:{address()}"
         self.member = secrets.token_hex(8)
         self.ttl_ms = ttl_ms
-        svc = services()
-        self.taken = svc.store.take_lease(self.key, self.member, cap, svc.clock.now_ms(),
-                                          ttl_ms)
+        self.svc = services()
+        self.taken = self.svc.store.take_lease(self.key, self.member, cap,
+                                               self.svc.clock.now_ms(), ttl_ms)
 
     def renew(self) -> None:
-        svc = services()
-        svc.store.renew_lease(self.key, self.member, svc.clock.now_ms(), self.ttl_ms)
+        self.svc.store.renew_lease(self.key, self.member, self.svc.clock.now_ms(), self.ttl_ms)
 
     def drop(self) -> None:
         if self.taken:
-            services().store.drop_lease(self.key, self.member)
             self.taken = False
+            self.svc.store.drop_lease(self.key, self.member)
 
 
 def stream_lease() -> Lease:
