@@ -18,6 +18,7 @@ import secrets
 from dataclasses import dataclass, field
 
 from . import bots, fairness, rules
+from .rematch import table_again
 from .store import ENDED_TTL_S, LOBBY_TTL_S, PLAYING_TTL_S, NoSuchRoom, Store
 
 # Unambiguous letters: no I/O (like 1/0), no L, no U/V pairs to misread.
@@ -139,19 +140,47 @@ class Rooms:
         The game keeps how long after go a late press may still arrive and
         count (longer when the site is served over TLS), so an empty go is
         called only then (rules.Game.grace_ms)."""
-        grace = fairness.longest_entry_wait(self.cap_ms, tls)
-        game = rules.new_game("----", preset, grace)
-        for _ in range(RETRIES):
-            code = new_code()
-            game.code = code
-            g, events = rules.apply(game, rules.Join(name), self.clock.now_ms())
+        def build(game):
+            game, events = rules.apply(game, rules.Join(name), self.clock.now_ms())
             host = events[0].player
             for make in setup:
-                g, _ = rules.apply(g, make(host), self.clock.now_ms())
-            room = Room(g, {digest(token): host}, secrets.token_hex(8))
-            if self.store.create(code, room.to_record()):
-                return code
+                game, _ = rules.apply(game, make(host), self.clock.now_ms())
+            return game, {digest(token): host}
+        grace = fairness.longest_entry_wait(self.cap_ms, tls)
+        return self._reserve(rules.new_game("----", preset, grace), build)
+
+    def _reserve(self, game: rules.Game, build) -> str:
+        """Store ``build(game)`` -> (game, seats) under a fresh code; returns the code."""
+        for _ in range(RETRIES):
+            game.code = new_code()
+            g, seats = build(game)
+            if self.store.create(game.code, Room(g, seats, secrets.token_hex(8)).to_record()):
+                return game.code
         raise Conflict("no free room code")
+
+    def rematch(self, code: str, token: str) -> str:
+        """The host opens the next game for the same table; returns its code.
+
+        The new room has the same settings and AI seats, and every human who
+        had not left sits in it at once, keyed by the same device digest, so
+        their streams only need to follow. Asking again returns the same room.
+        """
+        room, _ = self.load(code)
+        pid = room.seat_of(token)
+        if pid is None:
+            raise rules.NotAllowed("you are not seated in this room")
+        if room.game.rematch:
+            return room.game.rematch
+        rules.apply(room.game, rules.Rematch(pid, "----"), 0)   # refuse before creating
+        new = self._reserve(rules.new_game("----", "auction", room.game.grace_ms),
+                            lambda lobby: table_again(room.game, room.seats, lobby))
+
+        def build(fresh):   # None if another tap won the race meanwhile: keep its room
+            return None if fresh.game.rematch else rules.Rematch(pid, new)
+        opened = self.act(code, build).room.game.rematch
+        if opened != new:
+            self.store.drop(new)
+        return opened
 
     # -- the composer --------------------------------------------------------
 
@@ -190,6 +219,9 @@ class Rooms:
             if new_version is not None:
                 if deadline is not None:
                     self.wake()
+                if any(isinstance(e, rules.PhaseChanged) and e.phase is rules.Phase.ENDED
+                       for e in events):   # each seated device's "your games" list
+                    self.store.remember_game(list(room.seats), code, now)
                 return Outcome(room, new_version, events, result)
         raise Conflict("the room is busy; try again")
 

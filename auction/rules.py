@@ -116,6 +116,14 @@ class Start:
 
 
 @dataclass(frozen=True)
+class Rematch:
+    """The host, once the game is over, names the new room the table moves on to."""
+
+    by: str
+    code: str
+
+
+@dataclass(frozen=True)
 class Press:
     """A player presses; ``at_ms`` (default now) may be earlier, never later."""
 
@@ -442,6 +450,15 @@ def _start(game: Game, action: Start, now: int, events: list) -> None:
     _start_round(game, now, events)
 
 
+def _rematch(game: Game, action: Rematch, now: int, events: list) -> None:
+    _require_host(game, action.by)
+    if game.phase is not Phase.ENDED:
+        raise WrongPhase("the game is not over yet")
+    if game.rematch is not None:
+        raise WrongPhase("a rematch is already open")
+    game.rematch = action.code
+
+
 def _press(game: Game, action: Press, now: int, events: list) -> None:
     at = now if action.at_ms is None else min(action.at_ms, now)
     # Judge the press in the game as it stood at its own moment, so go (if
@@ -507,6 +524,7 @@ _HANDLERS = {
     RemoveBot: _remove_bot,
     ChangeSettings: _change_settings,
     Start: _start,
+    Rematch: _rematch,
     Press: _press,
     Release: _release_action,
     Tick: _tick,

@@ -91,6 +91,7 @@ class Game:
     # grace for slow links). Until it has passed, nothing about the round's
     # fate shows: an empty round ends only then. 0: an empty go ends it at once.
     grace_ms: int = 0
+    rematch: str | None = None      # the room the table moved on to, once the host opened it
 
     def player(self, pid: str) -> Player | None:
         return next((p for p in self.players if p.id == pid), None)
@@ -130,6 +131,7 @@ def to_dict(game: Game) -> dict:
                     for r in game.history],
         "seq": game.seq,
         "grace_ms": game.grace_ms,
+        "rematch": game.rematch,
     }
 
 
@@ -152,4 +154,5 @@ def from_dict(data: dict) -> Game:
                  for r in data["history"]],
         seq=data["seq"],
         grace_ms=data.get("grace_ms", 0),
+        rematch=data.get("rematch"),    # records saved before rematches existed have none
     )

@@ -24,6 +24,7 @@ LOBBY_TTL_S = 2 * 3600
 PLAYING_TTL_S = 6 * 3600
 ENDED_TTL_S = 25 * 3600        # finished games stay readable for at least a day
 CODE_COOLDOWN_S = 3600          # a freed code rests this long before reuse
+GAMES_KEPT = 20                 # a device's "your games" list: the newest this many
 
 
 class NoSuchRoom(LookupError):
@@ -141,6 +142,31 @@ class Store:
         args = [str(version), json.dumps(record), ttl_s, ttl_s + CODE_COOLDOWN_S,
                 "" if deadline_ms is None else deadline_ms, code, channel(code)]
         return self._save(keys=keys, args=args) or None
+
+    def drop(self, code: str) -> None:
+        """Delete a room nobody has seen (a rematch that lost a race); its code
+        stays reserved for the usual cool-down."""
+        self.redis.delete(room_key(code))
+
+    # -- each device's finished games, under its token's digest (never the token) --
+
+    def remember_game(self, digests: list[str], code: str, ended_ms: int) -> None:
+        """Add a finished game to each device's list; the list lives as long as
+        its newest game's room (ENDED_TTL_S)."""
+        pipe = self.redis.pipeline()
+        for d in digests:
+            key = f"{PREFIX}games:{d}"
+            pipe.zadd(key, {code: ended_ms})
+            pipe.zremrangebyrank(key, 0, -GAMES_KEPT - 1)
+            pipe.expire(key, ENDED_TTL_S)
+        pipe.execute()
+
+    def recent_games(self, digest: str, now_ms: int) -> list[tuple[str, int]]:
+        """(code, ended ms) of the device's games that ended within ENDED_TTL_S, newest first."""
+        since = now_ms - ENDED_TTL_S * 1000
+        rows = self.redis.zrevrangebyscore(f"{PREFIX}games:{digest}", "+inf", since,
+                                           withscores=True)
+        return [(code.decode(), int(ms)) for code, ms in rows]
 
     def claim_due(self, now_ms: int, lease_ms: int) -> str | None:
         """One room whose deadline has come, leased to the caller; None if none."""

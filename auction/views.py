@@ -35,6 +35,7 @@ def view_for(game: Game, player_id: str | None, now_ms: int) -> dict:
         "players": [_public(game, p) for p in game.players],
         "history": [_round(game, r, me.id if me else None) for r in game.history],
         "final": _final(game) if game.phase is Phase.ENDED else None,
+        "rematch": game.rematch,
     }
 
 

@@ -9,6 +9,7 @@ from flask import Blueprint, Response, redirect, request
 
 from . import render
 from .common import csrf_token
+from .results import recent_games
 
 pages = Blueprint("pages", __name__)
 
@@ -21,7 +22,7 @@ def _html(name: str, **context) -> Response:
 
 @pages.get("/")
 def home():
-    return _html("home.html", csrf_token=csrf_token())
+    return _html("home.html", csrf_token=csrf_token(), games=recent_games())
 
 
 @pages.get("/join")
