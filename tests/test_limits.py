@@ -71,13 +71,15 @@ def test_a_guesser_of_codes_is_stopped(strict):
     statuses = []
     for i in range(1_000):
         code = random_code(rng)
-        kind = i % 4
+        kind = i % 5
         if kind == 0:
             response = guesser.get(f"/r/{code}/state", headers=JSON)
         elif kind == 1:
             response = guesser.get(f"/r/{code}")
         elif kind == 2:
             response = guesser.get(f"/r/{code}/events?format=json", headers=JSON)
+        elif kind == 3:
+            response = guesser.get(f"/r/{code}/results.json", headers=JSON)
         else:
             response = guesser.post(f"/r/{code}/join", json={"name": "G"}, headers=JSON)
         statuses.append(response.status_code)
