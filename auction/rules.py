@@ -13,166 +13,20 @@ tick changes nothing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-# Settings, state and the final table live in their own modules; they are
-# re-exported here so that callers speak to the rules in one place.
+# The moves, the lobby's handlers, settings, state and the final table live in
+# their own modules; they are re-exported here so that callers speak to the
+# rules in one place.
+from . import lobby
+from .lobby import BOT_NAMES, BOT_STYLES, DIFFICULTIES, NAME_MAX  # noqa: F401
+from .moves import (  # noqa: F401
+    AddBot, ChangeSettings, Join, Joined, Kick, Leave, NameTaken, NotAllowed, PhaseChanged, Press,
+    PressRefused, Release, Released, Rematch, RemoveBot, RoomFull, RoundEnded, Start, Tick,
+    WrongPhase)
 from .settings import (  # noqa: F401
     CHOICES, PRESETS, RANGES, InvalidSettings, RuleError, Settings)
 from .standings import Standing, last_place, standings, winners  # noqa: F401
 from .state import (  # noqa: F401
     Game, Hold, Phase, Player, Round, RoundResult, from_dict, to_dict)
-
-
-# -- errors ----------------------------------------------------------------
-
-
-class NotAllowed(RuleError):
-    """The acting player may not do this (not the host, not seated)."""
-
-
-class WrongPhase(RuleError):
-    """The action does not fit the game's current phase."""
-
-
-class RoomFull(RuleError):
-    """No seat left."""
-
-
-class NameTaken(RuleError):
-    """Another seat in the room already has that name."""
-
-
-class PressRefused(RuleError):
-    """A press that does not count; ``reason`` is a stable word for clients."""
-
-    def __init__(self, reason: str):
-        super().__init__(reason.replace("_", " "))
-        self.reason = reason
-
-
-# -- seats -----------------------------------------------------------------
-
-BOT_STYLES = ("aggressive", "patient", "random")
-DIFFICULTIES = ("easy", "medium", "hard")
-BOT_NAMES = ("Ada", "Boole", "Curie", "Dirac", "Euler", "Fermi", "Gauss", "Hopper")
-NAME_MAX = 24
-
-
-# -- actions and events ----------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Join:
-    """A human takes a seat in the lobby."""
-
-    name: str
-
-
-@dataclass(frozen=True)
-class Leave:
-    """A player leaves the room (in a game: stays in the standings)."""
-
-    player: str
-
-
-@dataclass(frozen=True)
-class Kick:
-    """The host removes a player in the lobby."""
-
-    by: str
-    player: str
-
-
-@dataclass(frozen=True)
-class AddBot:
-    """The host adds an AI player."""
-
-    by: str
-    difficulty: str = "medium"
-
-
-@dataclass(frozen=True)
-class RemoveBot:
-    """The host removes an AI player (the named one, or the last one added)."""
-
-    by: str
-    player: str | None = None
-
-
-@dataclass(frozen=True)
-class ChangeSettings:
-    """The host changes settings; a ``preset`` key resets to that preset first."""
-
-    by: str
-    changes: dict
-
-
-@dataclass(frozen=True)
-class Start:
-    """The host starts the game."""
-
-    by: str
-
-
-@dataclass(frozen=True)
-class Rematch:
-    """The host, once the game is over, names the new room the table moves on to."""
-
-    by: str
-    code: str
-
-
-@dataclass(frozen=True)
-class Press:
-    """A player presses; ``at_ms`` (default now) may be earlier, never later."""
-
-    player: str
-    at_ms: int | None = None
-
-
-@dataclass(frozen=True)
-class Release:
-    """A player lets go; ``at_ms`` (default now) may be earlier, never later."""
-
-    player: str
-    at_ms: int | None = None
-
-
-@dataclass(frozen=True)
-class Tick:
-    """Time passes: apply whatever transitions are due."""
-
-
-@dataclass(frozen=True)
-class Joined:
-    """Event: a seat was created."""
-
-    player: str
-
-
-@dataclass(frozen=True)
-class Released:
-    """Event: the server ended a hold (``bank_empty``, ``round_over``, ``left``)."""
-
-    player: str
-    reason: str
-    at_ms: int
-
-
-@dataclass(frozen=True)
-class PhaseChanged:
-    """Event: the game moved to ``phase`` at ``at_ms``."""
-
-    phase: Phase
-    at_ms: int
-
-
-@dataclass(frozen=True)
-class RoundEnded:
-    """Event: a round was decided."""
-
-    result: RoundResult
 
 
 # -- the engine ------------------------------------------------------------
@@ -205,10 +59,10 @@ def check(game: Game, action) -> None:
     holds; ``apply`` checks again.
     """
     if isinstance(action, (Kick, AddBot, RemoveBot, ChangeSettings, Start)):
-        _require_host(game, action.by)
-        _require_lobby(game)
+        lobby.require_host(game, action.by)
+        lobby.require_lobby(game)
     elif isinstance(action, Join):
-        _require_lobby(game)
+        lobby.require_lobby(game)
 
 
 def next_deadline(game: Game) -> int | None:
@@ -325,87 +179,6 @@ def _next_round_or_end(game: Game, at: int, events: list) -> None:
 # -- handlers: each validates, then changes the (already copied) game ------
 
 
-def _require_host(game: Game, by: str) -> None:
-    if game.host is None or by != game.host:
-        raise NotAllowed("only the host can do that")
-
-
-def _require_lobby(game: Game) -> None:
-    if game.phase is not Phase.LOBBY:
-        raise WrongPhase("the game has already started")
-
-
-def _new_id(game: Game, prefix: str) -> str:
-    game.seq += 1
-    return f"{prefix}{game.seq}"
-
-
-def _clean_name(name) -> str:
-    if not isinstance(name, str) or not name.strip():
-        raise RuleError("a name is needed")
-    name = " ".join(name.split())
-    if len(name) > NAME_MAX:
-        raise RuleError(f"a name has at most {NAME_MAX} characters")
-    return name
-
-
-def _require_seat(game: Game) -> None:
-    if len(game.players) >= game.settings.max_players:
-        raise RoomFull("the room is full")
-
-
-def _seat(game: Game, player: Player, events: list) -> None:
-    _require_seat(game)
-    game.players.append(player)
-    events.append(Joined(player.id))
-
-
-def _join(game: Game, action: Join, now: int, events: list) -> None:
-    name = _clean_name(action.name)
-    _require_lobby(game)
-    if any(p.name.casefold() == name.casefold() for p in game.players):
-        raise NameTaken(f"“{name}” is taken in this room; pick another name")
-    player = Player(_new_id(game, "p"), name)
-    _seat(game, player, events)
-    if game.host is None:
-        game.host = player.id
-
-
-def _add_bot(game: Game, action: AddBot, now: int, events: list) -> None:
-    _require_host(game, action.by)
-    _require_lobby(game)
-    if action.difficulty not in DIFFICULTIES:
-        raise RuleError(f"difficulty must be one of {', '.join(DIFFICULTIES)}")
-    _require_seat(game)
-    count = sum(p.bot for p in game.players)
-    taken = {p.name.casefold() for p in game.players}
-    # Eight names for at most seven other seats: one is always free.
-    name = next(n for n in BOT_NAMES if n.casefold() not in taken)
-    bot = Player(_new_id(game, "b"), name, bot=True, difficulty=action.difficulty,
-                 style=BOT_STYLES[count % len(BOT_STYLES)])
-    _seat(game, bot, events)
-
-
-def _remove_bot(game: Game, action: RemoveBot, now: int, events: list) -> None:
-    _require_host(game, action.by)
-    _require_lobby(game)
-    bots = [p for p in game.players if p.bot and action.player in (None, p.id)]
-    if not bots:
-        raise RuleError("no such AI player")
-    game.players.remove(bots[-1])
-
-
-def _kick(game: Game, action: Kick, now: int, events: list) -> None:
-    _require_host(game, action.by)
-    _require_lobby(game)
-    target = game.player(action.player)
-    if target is None:
-        raise RuleError("no such player")
-    if target.id == action.by:
-        raise RuleError("the host cannot kick themselves; leave instead")
-    game.players.remove(target)
-
-
 def _leave(game: Game, action: Leave, now: int, events: list) -> None:
     player = game.player(action.player)
     if player is None or player.left:
@@ -422,25 +195,9 @@ def _leave(game: Game, action: Leave, now: int, events: list) -> None:
         game.host = next((p.id for p in game.players if not p.bot and not p.left), None)
 
 
-def _change_settings(game: Game, action: ChangeSettings, now: int, events: list) -> None:
-    _require_host(game, action.by)
-    _require_lobby(game)
-    changes = dict(action.changes)
-    base = game.settings
-    if "preset" in changes:
-        preset = changes.pop("preset")
-        if not isinstance(preset, str) or preset not in PRESETS:
-            raise InvalidSettings(f"preset must be one of {', '.join(PRESETS)}")
-        base = PRESETS[preset]
-    settings = base.changed(changes)
-    if len(game.players) > settings.max_players:
-        raise InvalidSettings(f"{len(game.players)} players are seated; max_players is too low")
-    game.settings = settings
-
-
 def _start(game: Game, action: Start, now: int, events: list) -> None:
-    _require_host(game, action.by)
-    _require_lobby(game)
+    lobby.require_host(game, action.by)
+    lobby.require_lobby(game)
     s = game.settings
     if not s.min_players <= len(game.players) <= s.max_players:
         raise WrongPhase(f"this game needs {s.min_players}–{s.max_players} players")
@@ -448,15 +205,6 @@ def _start(game: Game, action: Start, now: int, events: list) -> None:
         player.bank_ms = s.bank_ms
         player.tokens = 0
     _start_round(game, now, events)
-
-
-def _rematch(game: Game, action: Rematch, now: int, events: list) -> None:
-    _require_host(game, action.by)
-    if game.phase is not Phase.ENDED:
-        raise WrongPhase("the game is not over yet")
-    if game.rematch is not None:
-        raise WrongPhase("a rematch is already open")
-    game.rematch = action.code
 
 
 def _press(game: Game, action: Press, now: int, events: list) -> None:
@@ -517,14 +265,14 @@ def _tick(game: Game, action: Tick, now: int, events: list) -> None:
 
 
 _HANDLERS = {
-    Join: _join,
+    Join: lobby.join,
     Leave: _leave,
-    Kick: _kick,
-    AddBot: _add_bot,
-    RemoveBot: _remove_bot,
-    ChangeSettings: _change_settings,
+    Kick: lobby.kick,
+    AddBot: lobby.add_bot,
+    RemoveBot: lobby.remove_bot,
+    ChangeSettings: lobby.change_settings,
     Start: _start,
-    Rematch: _rematch,
+    Rematch: lobby.rematch,
     Press: _press,
     Release: _release_action,
     Tick: _tick,
