@@ -6,18 +6,16 @@ through ``Rooms.act``. It loads the room, first applies whatever is due
 action, and saves with a version check; a save that lost a race is retried
 from a fresh load, so no write is ever silently overwritten.
 
-A room record is plain JSON: the game, the seats (device-token digests ->
-player ids; the tokens themselves are never stored), the AI seed and the
-queue of AI presses and releases planned for the current round.
+The room record itself (``Room``) lives in ``record.py``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from . import bots, fairness, rules
+from .record import Room, digest  # noqa: F401  (re-exported: the web layer names them here)
 from .rematch import table_again
 from .store import ENDED_TTL_S, LOBBY_TTL_S, PLAYING_TTL_S, NoSuchRoom, Store
 
@@ -30,15 +28,10 @@ LEASE_MS = 2_000
 # at its last-alive moment by whichever worker looks -- the socket's own
 # worker may have died with it. Checked this often while humans hold.
 ORPHAN_MS = 1_000
-WATCH_MS = 400
 
 
 class Conflict(RuntimeError):
     """Too many lost races in a row; the caller should answer 'try again'."""
-
-
-def digest(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()[:32]
 
 
 def new_code() -> str:
@@ -52,53 +45,6 @@ def valid_code(code: str) -> bool:
 def hold_slot(code: str, pid: str) -> str:
     """The store key of a seat's hold socket claim and heartbeat."""
     return f"hold:{code}:{pid}"
-
-
-@dataclass
-class Room:
-    """A room as stored: the game plus what only the server needs."""
-
-    game: rules.Game
-    seats: dict[str, str] = field(default_factory=dict)
-    bot_seed: str = ""
-    bot_queue: list[list] = field(default_factory=list)
-    # Digests of devices the host kicked: they may not join this room again.
-    kicked: list[str] = field(default_factory=list)
-    # [round, ms]: when the view of that round's spending was published to
-    # everyone at once; releases are dated back by the lag (docs/fairness.md).
-    shown: list | None = None
-
-    def seat_of(self, token: str | None) -> str | None:
-        """The player id of this device, if it is seated and has not left."""
-        pid = self.seats.get(digest(token)) if token else None
-        player = self.game.player(pid) if pid else None
-        return pid if player and not player.left else None
-
-    def human_holders(self) -> list[str]:
-        rnd = self.game.current
-        return [pid for pid in rnd.holders() if not self.game.player(pid).bot] if rnd else []
-
-    def spending_shown(self, rnd: int) -> int | None:
-        """When round ``rnd``'s spending was published, if it was."""
-        return self.shown[1] if self.shown and self.shown[0] == rnd else None
-
-    def deadline(self, now_ms: int) -> int | None:
-        """The next moment this room needs a look: a timer, an AI action, a watch."""
-        times = [t for t in (rules.next_deadline(self.game),) if t is not None]
-        times += [item[0] for item in self.bot_queue[:1]]
-        if self.human_holders():
-            times.append(now_ms + WATCH_MS)
-        return min(times, default=None)
-
-    def to_record(self) -> dict:
-        return {"game": rules.to_dict(self.game), "seats": self.seats,
-                "bot_seed": self.bot_seed, "bot_queue": self.bot_queue,
-                "kicked": self.kicked, "shown": self.shown}
-
-    @classmethod
-    def from_record(cls, record: dict) -> Room:
-        return cls(rules.from_dict(record["game"]), record["seats"], record["bot_seed"],
-                   record["bot_queue"], record.get("kicked", []), record.get("shown"))
 
 
 @dataclass
