@@ -132,9 +132,10 @@ class Rooms:
 
     # -- creating ------------------------------------------------------------
 
-    def create(self, token: str, name: str, preset: str, setup=()) -> str:
+    def create(self, token: str, name: str, preset: str, setup=(), kind: str = "online") -> str:
         """A new room with this device as host; ``setup`` actions follow the join."""
         game = rules.new_game("----", preset)
+        game.kind = kind
         for _ in range(RETRIES):
             code = new_code()
             game.code = code

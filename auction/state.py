@@ -87,6 +87,8 @@ class Game:
     current: Round | None = None
     history: list[RoundResult] = field(default_factory=list)
     seq: int = 0
+    kind: str = "online"        # "solo": made by POST /solo, you against AI players
+
 
     def player(self, pid: str) -> Player | None:
         return next((p for p in self.players if p.id == pid), None)
@@ -125,6 +127,7 @@ def to_dict(game: Game) -> dict:
         "history": [{"round": r.round, "bids": r.bids, "winners": list(r.winners), "tie": r.tie}
                     for r in game.history],
         "seq": game.seq,
+        "kind": game.kind,
     }
 
 
@@ -146,4 +149,5 @@ def from_dict(data: dict) -> Game:
         history=[RoundResult(r["round"], r["bids"], tuple(r["winners"]), r["tie"])
                  for r in data["history"]],
         seq=data["seq"],
+        kind=data.get("kind", "online"),    # rooms saved before rooms had a kind
     )

@@ -26,6 +26,7 @@ def view_for(game: Game, player_id: str | None, now_ms: int) -> dict:
         deadline = max(0, game.phase_end_ms - now_ms)
     return {
         "code": game.code,
+        "kind": game.kind,
         "phase": game.phase.value,
         "round": game.round,
         "rounds": game.settings.rounds,
@@ -63,6 +64,7 @@ def _public(game: Game, p) -> dict:
         "tokens": p.tokens,
         "bot": p.bot,
         "difficulty": p.difficulty,
+        "style": p.style if p.bot else None,
         "host": p.id == game.host,
         "left": p.left,
     }

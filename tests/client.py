@@ -14,6 +14,9 @@ import requests
 import websocket
 
 
+# The server's liveness message on a hold socket, every 200 ms while held: not news.
+BEAT = '{"type": "beat"}'
+
 # Every device made, so a fixture can close what a test left open.
 OPEN: list = []
 
@@ -171,6 +174,8 @@ class Hold:
                 text = self.ws.recv()   # answers pings as a side effect
                 if not text:
                     break
+                if text == BEAT:
+                    continue
                 with self._got:
                     self.messages.append(json.loads(text))
                     self._got.notify_all()
@@ -264,7 +269,7 @@ class RawHold:
                     masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
                     self.sock.sendall(bytes([0x8A, 0x80 | len(payload)]) + mask + masked)
                     self.last_pong = time.monotonic()
-                elif opcode == 0x1:
+                elif opcode == 0x1 and payload != BEAT.encode():
                     with self._got:
                         self.messages.append(json.loads(payload))
                         self._got.notify_all()
