@@ -56,7 +56,8 @@
     document.dispatchEvent(new CustomEvent('ta:state', { detail: {
       phase: d.phase, prevPhase: prev, round: +d.round, rounds: +d.rounds,
       seated: d.seated === 'true', holding: d.holding === 'true', inRound: d.inRound === 'true',
-      bankMs: d.bankMs === '' ? null : +d.bankMs, ownBank: d.ownBank
+      bankMs: d.bankMs === '' ? null : +d.bankMs, ownBank: d.ownBank, tie: d.tie,
+      readyMs: +d.readyMs, freeMs: +d.freeMs
     } }));
   }
 
@@ -158,7 +159,9 @@
   document.addEventListener('htmx:sseError', function () { var c = document.getElementById('conn'); if (c) c.hidden = false; });
   // What the player typed survives too: a part re-sent with the same form (every
   // stream sends all parts on connect) must not wipe a half-typed name.
+  // So does a folded part the player opened (the solo game's "Change the rules").
   var typed = {};
+  var opened = [];
   document.addEventListener('htmx:sseBeforeMessage', function (e) {
     var active = document.activeElement;
     focusId = active && active.id && e.target.contains(active) ? active.id : null;
@@ -166,6 +169,8 @@
     e.target.querySelectorAll('input[id]:not([type=hidden]), textarea[id]').forEach(function (el) {
       if (el.value !== el.defaultValue) typed[el.id] = el.value;
     });
+    opened = [];
+    e.target.querySelectorAll('details[id][open]').forEach(function (el) { opened.push(el.id); });
   });
   document.addEventListener('htmx:sseMessage', function (e) {
     Object.keys(typed).forEach(function (id) {
@@ -173,12 +178,18 @@
       if (again && e.target.contains(again)) again.value = typed[id];
     });
     typed = {};
+    opened.forEach(function (id) {
+      var again = document.getElementById(id);
+      if (again) again.open = true;
+    });
+    opened = [];
     if (focusId) {
       var again = document.getElementById(focusId);
       if (again && again !== document.activeElement) again.focus();
       focusId = null;
     }
-    if (e.target.classList && e.target.classList.contains('status')) sync();
+    // The page is live once the stream's first view is in (tests and bench/ui_figures.py wait for it).
+    if (e.target.classList && e.target.classList.contains('status')) { room.dataset.live = 'true'; sync(); }
     else applyBankToggle();
   });
 

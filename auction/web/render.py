@@ -18,6 +18,7 @@ import os
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
+from ..settings import PRESETS
 from .qr import qr_svg
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -74,11 +75,28 @@ LABELS = {
     "tie_rule": {"nobody": "nobody wins", "all": "every tied player wins a token"},
     "reveal": {"winner": "the winner only", "winning_bid": "the winner and the top bid",
                "all_bids": "every bid"},
-    "own_bank": {"shown": "always shown", "toggle": "“Show my bank” switch, on by default",
-                 "hidden": "hidden — keep count yourself"},
+    "own_bank": {"shown": "always shown", "toggle": "a “Show my bank” switch",
+                 "hidden": "hidden — keep count"},
     "rank_ties": {"time_left": "more time left places higher",
                   "shared": "tied players share the place"},
 }
+
+# The AI players' styles, as the lobby explains them (docs/ai.md).
+STYLES = {"aggressive": "bids in most rounds", "patient": "skips more, bids bigger",
+          "random": "hard to read"}
+
+PRESET_NAMES = {"auction": "Time Auction", "quick": "Time Auction quick", "stake": "Time Stake"}
+# Who may play and who sees their bank do not make a rule book of their own.
+_NOT_THE_BOOK = ("min_players", "max_players", "own_bank")
+
+
+def preset_of(settings: dict) -> str | None:
+    """The preset these settings are (seats and bank display aside), or None if changed."""
+    def book(values):
+        return {k: v for k, v in values.items() if k not in _NOT_THE_BOOK}
+    return next((name for name, preset in PRESETS.items()
+                 if book(preset.to_dict()) == book(settings)), None)
+
 
 _NUMERIC = {
     "rounds": (list(range(1, 31)), str),
@@ -129,7 +147,7 @@ def asset(rel: str) -> str:
 
 def shell_assets() -> list[str]:
     """Static URLs the service worker caches as the app shell (not icons' big twins)."""
-    keep = ("app.css", "app.js", "hold.js", "icons/favicon-32.png", "icons/icon-192.png")
+    keep = ("app.css", "app.js", "hold.js", "feel.js", "icons/favicon-32.png", "icons/icon-192.png")
     vendored = [rel for rel in ASSET_VERSIONS if rel.startswith("vendor/") and rel.endswith(".js")]
     return [asset(rel) for rel in (*keep, *sorted(vendored)) if rel in ASSET_VERSIONS]
 
@@ -143,7 +161,8 @@ def _env() -> Environment:
         lstrip_blocks=True,
     )
     env.filters.update(secs=secs, clock=clock, duration=duration, names=names)
-    env.globals.update(asset=asset, GAME_PHASES=GAME_PHASES, choices=choices, LABELS=LABELS)
+    env.globals.update(asset=asset, GAME_PHASES=GAME_PHASES, choices=choices, LABELS=LABELS,
+                       STYLES=STYLES, PRESET_NAMES=PRESET_NAMES, preset_of=preset_of)
     return env
 
 
