@@ -61,8 +61,13 @@
     } }));
   }
 
-  // Keyboard players land on the hold button when the game starts.
+  // Keyboard players land on the hold button when the game starts (touch players
+  // get no focus ring on it: they never used a key).
+  var keyboard = false;
+  document.addEventListener('keydown', function () { keyboard = true; }, true);
+  document.addEventListener('pointerdown', function () { keyboard = false; }, true);
   function focusHold() {
+    if (!keyboard) return;
     var active = document.activeElement;
     var hold = document.getElementById('hold');
     if (hold && (!active || active === document.body || !document.body.contains(active))) hold.focus();

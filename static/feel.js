@@ -66,7 +66,10 @@
     // dashoffset 100 = empty ring, 0 = full.
     var offset = phase === 'countdown' ? 100 * part : phase === 'free' ? 100 * (1 - part) : 100;
     if (still) offset = Math.round(offset / 10) * 10;
-    if (ring) ring.setAttribute('stroke-dashoffset', offset.toFixed(2));
+    if (ring) {
+      ring.setAttribute('stroke-dashoffset', offset.toFixed(2));
+      ring.setAttribute('visibility', offset > 99.5 ? 'hidden' : 'visible');   // no stray cap dot
+    }
     if (phase === 'countdown') {
       var second = Math.ceil(left / 1000);
       if (second !== lastSecond && second > 0) beat();

@@ -17,7 +17,7 @@ from flask import Flask, current_app, g, request
 from .. import rules
 from ..rooms import Conflict
 from ..store import NoSuchRoom
-from . import actions, api, hold, pages, room, stream
+from . import actions, api, hold, pages, room, screen, stream
 from .common import csrf_token, services
 from .respond import error
 
@@ -34,7 +34,7 @@ STATUS = [(rules.NotAllowed, 403), (rules.WrongPhase, 409), (rules.RoomFull, 404
 
 
 def register(app: Flask) -> None:
-    for blueprint in (pages.pages, room.bp, actions.bp, api.bp, stream.bp):
+    for blueprint in (pages.pages, room.bp, actions.bp, api.bp, stream.bp, screen.bp):
         app.register_blueprint(blueprint)
     hold.init(app)
     app.before_request(_identify)

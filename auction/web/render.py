@@ -197,21 +197,24 @@ def _context(view: dict, ctx: dict) -> dict:
         "code": ctx["code"],
         "csrf_token": ctx.get("csrf_token", ""),
         "invite_url": ctx.get("invite_url", ""),
+        "qr_svg": qr_svg,
     }
 
 
-def partials(view: dict, ctx: dict) -> dict[str, str]:
-    """The inner HTML of every live part, keyed by its SSE event name."""
+def partials(view: dict, ctx: dict, names=PARTS, folder: str = "partials") -> dict[str, str]:
+    """The inner HTML of every live part, keyed by its SSE event name
+    (the room page's, or another page's: the big screen's live in ``screen/``)."""
     data = _context(view, ctx)
-    return {name: ENV.get_template(f"partials/{name}.html").render(data).strip()
-            for name in PARTS}
+    return {name: ENV.get_template(f"{folder}/{name}.html").render(data).strip()
+            for name in names}
 
 
-def page(view: dict | None, ctx: dict) -> str:
-    """The whole room page (every part included), or a 'no such room' page."""
+def page(view: dict | None, ctx: dict, name: str = "room.html", parts=PARTS,
+         folder: str = "partials") -> str:
+    """A whole room page (every part included), or a 'no such room' page."""
     if view is None:
         return template("room_missing.html", code=ctx.get("code", ""))
     data = _context(view, ctx)
-    data["parts"] = partials(view, ctx)
+    data["parts"] = partials(view, ctx, parts, folder)
     data["qr"] = qr_svg(data["invite_url"]) if data["invite_url"] else ""
-    return ENV.get_template("room.html").render(data)
+    return ENV.get_template(name).render(data)
