@@ -23,6 +23,7 @@
     } catch (e) { /* private mode: just don't remember */ }
     return null;
   }
+  window.taStore = store;   // for feel.js
 
   // Remember the player's name between games, per device.
   ready(function () {

@@ -11,13 +11,7 @@
   var ring = document.getElementById('ring');
   var still = window.matchMedia && matchMedia('(prefers-reduced-motion: reduce)').matches;
 
-  function store(key, value) {
-    try {
-      if (value === undefined) return localStorage.getItem(key);
-      localStorage.setItem(key, value);
-    } catch (e) { /* private mode: just don't remember */ }
-    return null;
-  }
+  function store(key, value) { return window.taStore(key, value); }   // app.js, loaded first
 
   // -- sound: short tones, on unless switched off; the audio starts with a gesture
   var Audio = window.AudioContext || window.webkitAudioContext;

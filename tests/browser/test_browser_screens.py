@@ -32,6 +32,10 @@ def test_every_screen_at_phone_and_laptop_size(server, browser, open_phone):
                 assert phone.overflow(page) == [], (name, size, phone.overflow(page))
                 phone.shot(page, f"screens/{name}-{size}")
 
+        def tv_shot(name):
+            assert phone.overflow(tv) == [], (name, phone.overflow(tv))
+            phone.shot(tv, f"screens/{name}-laptop")
+
         for path, name in (("/", "home"), ("/rules", "rules"), ("/strategy", "strategy"),
                            ("/offline", "offline"), ("/r/QQQQ", "no-room")):
             host.goto(base + path)
@@ -50,15 +54,18 @@ def test_every_screen_at_phone_and_laptop_size(server, browser, open_phone):
         phone.players_listed(host, 5)
         tv.goto(f"{base}/r/{code}/screen")
         tv.wait_for_selector('#room[data-live="true"]', state="attached")
+        assert tv.inner_text(".tv-code") == code and tv.locator(".tv-qr svg.qr").count() == 1
+        assert tv.locator(".tv-tokens tbody tr").count() == 5
         both("lobby-host", laptop_page=None)
         both("lobby-guest", phone_page=None)
-        phone.shot(tv, "screens/tv-lobby-laptop")
+        tv_shot("tv-lobby")
 
         phone.start(host, base, code)
         phone.wait_state(guest, "countdown", 1)
         time.sleep(0.6)
         both("countdown")
-        phone.shot(tv, "screens/tv-countdown-laptop")
+        assert tv.inner_text(".status .beat").strip().isdigit()
+        tv_shot("tv-countdown")
         finger = phone.Finger(host)
         finger.down()
         guest.keyboard.down("Space")
@@ -80,14 +87,15 @@ def test_every_screen_at_phone_and_laptop_size(server, browser, open_phone):
         tv.wait_for_selector('.status .state[data-phase="result"]', state="attached")
         time.sleep(0.8)                    # the reveal's animation has played
         both("result")
-        phone.shot(tv, "screens/tv-result-laptop")
+        tv_shot("tv-result")
 
         phone.wait_state(host, "ended", timeout_s=2 * phone.ROUND_S)
         phone.wait_state(guest, "ended")
         tv.wait_for_selector('.status .state[data-phase="ended"]', state="attached")
         time.sleep(1.2)                    # the podium has risen
         both("end")
-        phone.shot(tv, "screens/tv-end-laptop")
+        assert tv.locator(".standings tbody tr").count() == 5 and tv.locator(".podium .step").count() == 3
+        tv_shot("tv-end")
 
         # A solo lobby of its own, at both sizes.
         for page in (host, guest):

@@ -9,6 +9,7 @@ an iPhone too: pointerdown, pointer capture, pointerup.
 
 from __future__ import annotations
 
+import glob
 import os
 import shutil
 import signal
@@ -20,7 +21,8 @@ import pytest
 import phone
 from conftest import missing
 
-MINIBROWSER = "/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser"
+# Debian puts it under the machine's multiarch folder and WebKit's API version.
+MINIBROWSER = next(iter(sorted(glob.glob("/usr/lib/*/webkit2gtk-4.*/MiniBrowser"))), "")
 ROUNDS = 3
 
 
@@ -29,7 +31,7 @@ def webkit():
     for tool in ("WebKitWebDriver", "xvfb-run"):
         if shutil.which(tool) is None:
             missing(f"{tool} is not installed (apt-get install webkit2gtk-driver xvfb)")
-    if not os.path.exists(MINIBROWSER):
+    if not MINIBROWSER:
         missing("WebKitGTK's MiniBrowser is not installed (apt-get install webkit2gtk-driver)")
     from selenium import webdriver
 
