@@ -14,7 +14,7 @@
   var bankLive = document.getElementById('bank-live');
   var help = document.getElementById('hold-help');
 
-  var BEAT_GAP_MS = 900;       // the server sends a beat every 200 ms while we hold
+  var BEAT_GAP_MS = 1000;      // the server sends a beat every 200 ms while we hold: 5 missed
   var CONNECT_MS = 3000;       // no "in" by then: the link is not carrying the press
   var GUARD_MS = 500;          // a tap this soon after the button appears is not a press
   var SLOP_PX = 12;            // a finger wobbles; sliding off is further than this

@@ -69,13 +69,15 @@ def test_view_players_have_the_protocol_fields():
     assert [(p["id"], p["bot"], p["host"]) for p in players] == [("p1", False, True), ("b2", True, False)]
 
 
-def test_view_tells_the_rooms_kind_and_only_the_ai_players_styles():
+def test_view_tells_the_rooms_kind_and_the_ai_players_styles_outside_the_rounds():
     g = game("countdown", ("p1", "b2"), bots=("b2",))
     g.players[1].style = "patient"
     g.players[0].style = "secret"           # a human has no style to show, whatever is stored
-    view = view_for(g, "p1", 1_000)
-    assert view["kind"] == "online"
-    assert [p["style"] for p in view["players"]] == [None, "patient"]
+    assert view_for(g, "p1", 1_000)["kind"] == "online"
+    assert [p["style"] for p in view_for(g, "p1", 1_000)["players"]] == [None, None]
+    for phase in (Phase.LOBBY, Phase.ENDED):
+        g.phase = phase
+        assert [p["style"] for p in view_for(g, "p1", 1_000)["players"]] == [None, "patient"]
     g.kind = "solo"
     assert view_for(g, None, 1_000)["kind"] == "solo"
 
