@@ -17,7 +17,7 @@ import hashlib
 import secrets
 from dataclasses import dataclass, field
 
-from . import bots, rules
+from . import bots, fairness, rules
 from .store import ENDED_TTL_S, LOBBY_TTL_S, PLAYING_TTL_S, NoSuchRoom, Store
 
 # Unambiguous letters: no I/O (like 1/0), no L, no U/V pairs to misread.
@@ -61,6 +61,11 @@ class Room:
     seats: dict[str, str] = field(default_factory=dict)
     bot_seed: str = ""
     bot_queue: list[list] = field(default_factory=list)
+    # Digests of devices the host kicked: they may not join this room again.
+    kicked: list[str] = field(default_factory=list)
+    # [round, ms]: when the view of that round's spending was published to
+    # everyone at once; releases are dated back by the lag (docs/fairness.md).
+    shown: list | None = None
 
     def seat_of(self, token: str | None) -> str | None:
         """The player id of this device, if it is seated and has not left."""
@@ -72,18 +77,13 @@ class Room:
         rnd = self.game.current
         return [pid for pid in rnd.holders() if not self.game.player(pid).bot] if rnd else []
 
-    def timer(self, grace_ms: int) -> int | None:
-        """The rules' next deadline -- except that a go nobody holds for waits out
-        the entry grace, so a press still on its way over a slow link can count."""
-        due = rules.next_deadline(self.game)
-        if due is not None and self.game.phase is rules.Phase.COUNTDOWN \
-                and not self.game.current.holders():
-            due += grace_ms
-        return due
+    def spending_shown(self, rnd: int) -> int | None:
+        """When round ``rnd``'s spending was published, if it was."""
+        return self.shown[1] if self.shown and self.shown[0] == rnd else None
 
-    def deadline(self, now_ms: int, grace_ms: int = 0) -> int | None:
+    def deadline(self, now_ms: int) -> int | None:
         """The next moment this room needs a look: a timer, an AI action, a watch."""
-        times = [t for t in (self.timer(grace_ms),) if t is not None]
+        times = [t for t in (rules.next_deadline(self.game),) if t is not None]
         times += [item[0] for item in self.bot_queue[:1]]
         if self.human_holders():
             times.append(now_ms + WATCH_MS)
@@ -91,12 +91,13 @@ class Room:
 
     def to_record(self) -> dict:
         return {"game": rules.to_dict(self.game), "seats": self.seats,
-                "bot_seed": self.bot_seed, "bot_queue": self.bot_queue}
+                "bot_seed": self.bot_seed, "bot_queue": self.bot_queue,
+                "kicked": self.kicked, "shown": self.shown}
 
     @classmethod
     def from_record(cls, record: dict) -> Room:
         return cls(rules.from_dict(record["game"]), record["seats"], record["bot_seed"],
-                   record["bot_queue"])
+                   record["bot_queue"], record.get("kicked", []), record.get("shown"))
 
 
 @dataclass
@@ -118,10 +119,10 @@ def _ttl(game: rules.Game) -> int:
 class Rooms:
     """All writes to rooms, for any number of workers sharing one store."""
 
-    def __init__(self, store: Store, clock, entry_grace_ms: int = 0):
+    def __init__(self, store: Store, clock, cap_ms: int = 0):
         self.store = store
         self.clock = clock
-        self.entry_grace_ms = entry_grace_ms   # the longest a late press may be back-dated
+        self.cap_ms = cap_ms      # the latency compensation cap (fairness.py)
         self.wake = lambda: None  # set by the worker's scheduler
 
     # -- reading ------------------------------------------------------------
@@ -132,9 +133,16 @@ class Rooms:
 
     # -- creating ------------------------------------------------------------
 
-    def create(self, token: str, name: str, preset: str, setup=(), kind: str = "online") -> str:
-        """A new room with this device as host; ``setup`` actions follow the join."""
-        game = rules.new_game("----", preset)
+    def create(self, token: str, name: str, preset: str, setup=(), tls: bool = False,
+               kind: str = "online") -> str:
+        """A new room with this device as host; ``setup`` actions follow the join.
+
+        The game keeps how long after go a late press may still arrive and
+        count (longer when the site is served over TLS), so an empty go is
+        called only then (rules.Game.grace_ms). ``kind`` "solo": a game
+        against the computer (POST /solo)."""
+        grace = fairness.longest_entry_wait(self.cap_ms, tls)
+        game = rules.new_game("----", preset, grace)
         game.kind = kind
         for _ in range(RETRIES):
             code = new_code()
@@ -150,19 +158,26 @@ class Rooms:
 
     # -- the composer --------------------------------------------------------
 
-    def act(self, code: str, build, now_ms: int | None = None, after=None) -> Outcome:
+    def act(self, code: str, build, now_ms: int | None = None, after=None,
+            watchdog: bool = False) -> Outcome:
         """Apply ``build(room)`` -- an action, or None for just the due timers.
 
         ``build`` runs on every attempt against the freshly loaded room, so it
-        can look up seats; rule errors propagate and nothing is saved.
+        can look up seats; rule errors propagate and nothing is saved. It runs,
+        with ``rules.check``, before anything that reads holds, so a refusal
+        takes the same work whoever holds (no timing tells).
         ``after(room, events)`` may record server-side facts in the same write.
+        ``watchdog``: also release human holders whose socket fell silent.
         """
         for _ in range(RETRIES):
             room, version = self.load(code)
             now = self.clock.now_ms() if now_ms is None else now_ms
-            events = self._run_due(room, now)
-            events += self._release_orphans(code, room, now)
             action = build(room)
+            if action is not None:
+                rules.check(room.game, action)
+            events = self._run_due(room, now)
+            if watchdog:
+                events += self._release_orphans(code, room, now)
             result = None
             if action is not None:
                 room.game, more = rules.apply(room.game, action, now)
@@ -171,7 +186,8 @@ class Rooms:
                 self._plan_bots(room, more)
                 if after is not None:
                     after(room, more)
-            deadline = room.deadline(now, self.entry_grace_ms)
+            self._stamp_spending(room)
+            deadline = room.deadline(now)
             new_version = self.store.save(code, version, room.to_record(), deadline,
                                           _ttl(room.game))
             if new_version is not None:
@@ -183,16 +199,23 @@ class Rooms:
     def tick(self, code: str) -> Outcome | None:
         """Fire whatever is due in ``code`` (the scheduler's entry point)."""
         try:
-            return self.act(code, lambda room: None)
+            return self.act(code, lambda room: None, watchdog=True)
         except NoSuchRoom:
             self.store.forget_deadline(code)
             return None
+
+    def _stamp_spending(self, room: Room) -> None:
+        """Note when this save shows a round's spending to everyone: the one moment
+        per room that releases are dated from, which no client's stream can move."""
+        rnd = room.game.current
+        if room.game.phase is rules.Phase.SPENDING and room.spending_shown(rnd.number) is None:
+            room.shown = [rnd.number, self.clock.now_ms()]
 
     def _run_due(self, room: Room, now: int) -> list:
         """Apply due timers and AI actions in time order, each at its own moment."""
         events: list = []
         while True:
-            timer = room.timer(self.entry_grace_ms)
+            timer = rules.next_deadline(room.game)
             bot = room.bot_queue[0] if room.bot_queue else None
             if bot and bot[0] <= now and (timer is None or bot[0] <= timer):
                 room.bot_queue.pop(0)
@@ -244,6 +267,8 @@ class Rooms:
         def build(room):
             if room.seat_of(token):
                 return None
+            if digest(token) in room.kicked:
+                raise rules.NotAllowed("the host removed you from this room")
             return rules.Join(name)
         def bind(room, events):
             for event in events:
@@ -251,20 +276,35 @@ class Rooms:
                     room.seats[digest(token)] = event.player
         return self.act(code, build, after=bind)
 
-    def as_player(self, code: str, token: str, make) -> Outcome:
+    def as_player(self, code: str, token: str, make, after=None) -> Outcome:
         """Apply ``make(player_id)`` for this device's seat; NotAllowed if unseated."""
-        def build(room):
-            pid = room.seat_of(token)
-            if pid is None:
-                raise rules.NotAllowed("you are not seated in this room")
-            return make(pid)
-        return self.act(code, build)
+        return self.act(code, lambda room: make(_seated(room, token)), after=after)
+
+    def kick(self, code: str, token: str, target: str) -> Outcome:
+        """The host removes ``target``; that device may not join this room again."""
+        def bar(room, events):
+            for seat, pid in list(room.seats.items()):
+                if pid == target:
+                    del room.seats[seat]
+                    room.kicked.append(seat)
+        return self.as_player(code, token, lambda pid: rules.Kick(pid, target), after=bar)
+
+    def release(self, code: str, token: str, moment) -> Outcome:
+        """Let go at ``moment(room)``: the hold socket dates the release from the room
+        as it is saved (when its spending was shown), not from a copy of its own."""
+        return self.act(code, lambda room: rules.Release(_seated(room, token), moment(room)))
 
     def leave(self, code: str, token: str) -> Outcome:
         def build(room):
-            pid = room.seat_of(token)
-            if pid is None:
-                raise rules.NotAllowed("you are not seated in this room")
+            pid = _seated(room, token)
             room.seats.pop(digest(token), None)
             return rules.Leave(pid)
         return self.act(code, build)
+
+
+def _seated(room: Room, token: str) -> str:
+    """This device's player id in the room; NotAllowed if it has no seat."""
+    pid = room.seat_of(token)
+    if pid is None:
+        raise rules.NotAllowed("you are not seated in this room")
+    return pid

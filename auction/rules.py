@@ -39,6 +39,10 @@ class RoomFull(RuleError):
     """No seat left."""
 
 
+class NameTaken(RuleError):
+    """Another seat in the room already has that name."""
+
+
 class PressRefused(RuleError):
     """A press that does not count; ``reason`` is a stable word for clients."""
 
@@ -166,11 +170,11 @@ class RoundEnded:
 # -- the engine ------------------------------------------------------------
 
 
-def new_game(code: str, preset: str = "auction") -> Game:
-    """An empty lobby with a preset's settings."""
+def new_game(code: str, preset: str = "auction", grace_ms: int = 0) -> Game:
+    """An empty lobby with a preset's settings; ``grace_ms`` is the entry grace."""
     if not isinstance(preset, str) or preset not in PRESETS:
         raise InvalidSettings(f"preset must be one of {', '.join(PRESETS)}")
-    return Game(code=code, settings=PRESETS[preset])
+    return Game(code=code, settings=PRESETS[preset], grace_ms=grace_ms)
 
 
 def apply(state: Game, action, now_ms: int) -> tuple[Game, list]:
@@ -184,13 +188,40 @@ def apply(state: Game, action, now_ms: int) -> tuple[Game, list]:
     return game, events
 
 
+def check(game: Game, action) -> None:
+    """Refuse what can be refused from the stored room alone, before any time passes.
+
+    Who may act, and whether the action fits the lobby, depend on nothing
+    hidden and on no clock (only Start leaves the lobby). A caller runs this
+    before any work that reads holds, so a refusal costs the same whoever
+    holds; ``apply`` checks again.
+    """
+    if isinstance(action, (Kick, AddBot, RemoveBot, ChangeSettings, Start)):
+        _require_host(game, action.by)
+        _require_lobby(game)
+    elif isinstance(action, Join):
+        _require_lobby(game)
+
+
 def next_deadline(game: Game) -> int | None:
     """The moment of the next timed transition, or None if none is pending."""
-    if game.phase in (Phase.COUNTDOWN, Phase.FREE, Phase.RESULT):
+    if game.phase in (Phase.COUNTDOWN, Phase.RESULT):
         return game.phase_end_ms
-    if game.phase is Phase.SPENDING:
-        return min(_exhaustion_times(game).values(), default=None)
+    if game.phase in (Phase.FREE, Phase.SPENDING):
+        if not game.current.holders():
+            # Nobody holds (any more): the round ends once the entry has closed.
+            close = entry_close(game)
+            return min(game.phase_end_ms, close) if game.phase is Phase.FREE else close
+        if game.phase is Phase.FREE:
+            return game.phase_end_ms
+        return min(_exhaustion_times(game).values())
     return None
+
+
+def entry_close(game: Game) -> int:
+    """The moment the current round's entry closes: go plus the grace. Until
+    then no press can be ruled out, so the round does not end."""
+    return game.current.go_ms + game.grace_ms
 
 
 def _advance(game: Game, now: int, events: list) -> None:
@@ -198,14 +229,16 @@ def _advance(game: Game, now: int, events: list) -> None:
     while (due := next_deadline(game)) is not None and due <= now:
         if game.phase is Phase.COUNTDOWN:
             _go(game, due, events)
-        elif game.phase is Phase.FREE:
+        elif game.phase is Phase.FREE and due == game.phase_end_ms:
             _set_phase(game, Phase.SPENDING, None, due, events)
+        elif game.phase is Phase.FREE:
+            _end_round(game, due, events)      # nobody holds, and the entry has closed
         elif game.phase is Phase.SPENDING:
             for pid, at in _exhaustion_times(game).items():
                 if at == due:
                     game.current.holds[pid].release_ms = at
                     events.append(Released(pid, "bank_empty", at))
-            if not game.current.holders():
+            if not game.current.holders() and due >= entry_close(game):
                 _end_round(game, due, events)
         else:
             _next_round_or_end(game, due, events)
@@ -231,7 +264,9 @@ def _start_round(game: Game, at: int, events: list) -> None:
 
 
 def _go(game: Game, at: int, events: list) -> None:
-    if not game.current.holders():
+    # With a grace, go looks the same whether or not anyone holds: an empty
+    # round is only called once the grace has passed (next_deadline).
+    if not game.current.holders() and at >= entry_close(game):
         _end_round(game, at, events)
     elif game.settings.free_ms:
         _set_phase(game, Phase.FREE, game.current.spend_ms, at, events)
@@ -306,9 +341,13 @@ def _clean_name(name) -> str:
     return name
 
 
-def _seat(game: Game, player: Player, events: list) -> None:
+def _require_seat(game: Game) -> None:
     if len(game.players) >= game.settings.max_players:
         raise RoomFull("the room is full")
+
+
+def _seat(game: Game, player: Player, events: list) -> None:
+    _require_seat(game)
     game.players.append(player)
     events.append(Joined(player.id))
 
@@ -316,6 +355,8 @@ def _seat(game: Game, player: Player, events: list) -> None:
 def _join(game: Game, action: Join, now: int, events: list) -> None:
     name = _clean_name(action.name)
     _require_lobby(game)
+    if any(p.name.casefold() == name.casefold() for p in game.players):
+        raise NameTaken(f"“{name}” is taken in this room; pick another name")
     player = Player(_new_id(game, "p"), name)
     _seat(game, player, events)
     if game.host is None:
@@ -327,9 +368,11 @@ def _add_bot(game: Game, action: AddBot, now: int, events: list) -> None:
     _require_lobby(game)
     if action.difficulty not in DIFFICULTIES:
         raise RuleError(f"difficulty must be one of {', '.join(DIFFICULTIES)}")
+    _require_seat(game)
     count = sum(p.bot for p in game.players)
-    taken = {p.name for p in game.players}
-    name = next((n for n in BOT_NAMES if n not in taken), f"Bot {count + 1}")
+    taken = {p.name.casefold() for p in game.players}
+    # Eight names for at most seven other seats: one is always free.
+    name = next(n for n in BOT_NAMES if n.casefold() not in taken)
     bot = Player(_new_id(game, "b"), name, bot=True, difficulty=action.difficulty,
                  style=BOT_STYLES[count % len(BOT_STYLES)])
     _seat(game, bot, events)
@@ -436,8 +479,9 @@ def _release(game: Game, pid: str, at: int, now: int, events: list, reason: str 
     hold.release_ms = at
     if reason:
         events.append(Released(pid, reason, at))
-    if not rnd.holders() and game.phase is not Phase.COUNTDOWN:
-        _end_round(game, max(at, now), events)
+    end = max(at, now)
+    if not rnd.holders() and game.phase is not Phase.COUNTDOWN and end >= entry_close(game):
+        _end_round(game, end, events)
 
 
 def _release_action(game: Game, action: Release, now: int, events: list) -> None:

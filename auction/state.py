@@ -87,8 +87,11 @@ class Game:
     current: Round | None = None
     history: list[RoundResult] = field(default_factory=list)
     seq: int = 0
+    # How long after go a press may still arrive and count (the server's entry
+    # grace for slow links). Until it has passed, nothing about the round's
+    # fate shows: an empty round ends only then. 0: an empty go ends it at once.
+    grace_ms: int = 0
     kind: str = "online"        # "solo": made by POST /solo, you against AI players
-
 
     def player(self, pid: str) -> Player | None:
         return next((p for p in self.players if p.id == pid), None)
@@ -127,6 +130,7 @@ def to_dict(game: Game) -> dict:
         "history": [{"round": r.round, "bids": r.bids, "winners": list(r.winners), "tie": r.tie}
                     for r in game.history],
         "seq": game.seq,
+        "grace_ms": game.grace_ms,
         "kind": game.kind,
     }
 
@@ -149,5 +153,6 @@ def from_dict(data: dict) -> Game:
         history=[RoundResult(r["round"], r["bids"], tuple(r["winners"]), r["tie"])
                  for r in data["history"]],
         seq=data["seq"],
+        grace_ms=data.get("grace_ms", 0),
         kind=data.get("kind", "online"),    # rooms saved before rooms had a kind
     )

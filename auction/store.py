@@ -95,11 +95,18 @@ return 1
 
 SLOT_KEEP_MS = 60_000
 
-# A seat's round trips outlive any one round; a round's "spending shown" mark
-# is needed only until its holds are charged.
+# A seat's round trips outlive any one round.
 RTT_KEEP = 32
 RTT_TTL_S = 6 * 3600
-SHOWN_TTL_S = 3600
+
+# Leases on connections (web/limits.py): members scored by when they run out.
+_LEASE = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[4])
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return 1
+"""
 
 
 class Store:
@@ -112,6 +119,7 @@ class Store:
         self._claim = client.register_script(_CLAIM)
         self._take_slot = client.register_script(_TAKE_SLOT)
         self._beat = client.register_script(_BEAT)
+        self._lease = client.register_script(_LEASE)
 
     def create(self, code: str, record: dict) -> bool:
         """Reserve ``code`` and store its first record; False if the code is taken."""
@@ -168,14 +176,19 @@ class Store:
                 out.append((owner, int(ms)))
         return out
 
-    def over_limit(self, who: str, limit: int, window_s: int) -> bool:
-        """Count one request for ``who``; True once more than ``limit`` in the window."""
-        key = f"{PREFIX}rate:{who}"
+    def take_lease(self, key: str, member: str, cap: int, now_ms: int, ttl_ms: int) -> bool:
+        """One of at most ``cap`` live leases under ``key`` (expired ones drop out)."""
+        return bool(self._lease(keys=[PREFIX + key], args=[now_ms, cap, now_ms + ttl_ms, member,
+                                                           ttl_ms]))
+
+    def renew_lease(self, key: str, member: str, now_ms: int, ttl_ms: int) -> None:
         pipe = self.redis.pipeline()
-        pipe.set(key, 0, ex=window_s, nx=True)   # the window starts with the first request
-        pipe.incr(key)
-        _, count = pipe.execute()
-        return count > limit
+        pipe.zadd(PREFIX + key, {member: now_ms + ttl_ms}, xx=True)
+        pipe.pexpire(PREFIX + key, ttl_ms)
+        pipe.execute()
+
+    def drop_lease(self, key: str, member: str) -> None:
+        self.redis.zrem(PREFIX + key, member)
 
     # -- fairness: what the hold socket measures, kept between its sockets --
 
@@ -193,14 +206,6 @@ class Store:
     def rtt_samples(self, code: str, pid: str) -> list[int]:
         """The seat's recent round trips, newest first."""
         return [int(s) for s in self.redis.lrange(f"{PREFIX}rtt:{code}:{pid}", 0, RTT_KEEP - 1)]
-
-    def mark_spending_shown(self, code: str, rnd: int, pid: str, at_ms: int) -> None:
-        """Record when this seat was first sent the view of round ``rnd``'s spending."""
-        self.redis.set(f"{PREFIX}shown:{code}:{rnd}:{pid}", at_ms, nx=True, ex=SHOWN_TTL_S)
-
-    def spending_shown(self, code: str, rnd: int, pid: str) -> int | None:
-        value = self.redis.get(f"{PREFIX}shown:{code}:{rnd}:{pid}")
-        return None if value is None else int(value)
 
 
 def connect(url: str | None, instance_path: str) -> redis.Redis:

@@ -15,12 +15,6 @@ pages = Blueprint("pages", __name__)
 _CODE = re.compile(r"[A-Za-z]{4}")
 
 
-def _csrf() -> str:
-    # The lead's helper lives in the web package; imported late to avoid a cycle.
-    from . import csrf_token
-    return csrf_token()
-
-
 def _html(name: str, **context) -> Response:
     return Response(render.template(name, **context), mimetype="text/html")
 
