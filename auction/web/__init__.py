@@ -19,7 +19,7 @@ from flask_limiter.errors import RateLimitExceeded
 from .. import rules
 from ..rooms import Conflict
 from ..store import NoSuchRoom
-from . import actions, api, hold, identity, limits, pages, results, room, stream
+from . import actions, api, hold, identity, limits, pages, results, room, screen, stream
 from .common import csrf_token, services
 from .respond import error
 
@@ -35,7 +35,8 @@ HOLD_ENDPOINT = "__flask_sock.hold"
 
 
 def register(app: Flask, client) -> None:
-    for blueprint in (pages.pages, room.bp, actions.bp, api.bp, stream.bp, results.bp):
+    for blueprint in (pages.pages, room.bp, actions.bp, api.bp, stream.bp, results.bp,
+                      screen.bp):
         app.register_blueprint(blueprint)
     hold.init(app)
     # Identify first: the limits below key on the device.
