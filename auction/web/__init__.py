@@ -19,7 +19,8 @@ from flask_limiter.errors import RateLimitExceeded
 from .. import rules
 from ..rooms import Conflict
 from ..store import NoSuchRoom
-from . import actions, api, hold, identity, limits, pages, results, room, screen, stream
+from . import (actions, api, capacity, hold, identity, limits, pages, results, room, screen,
+               stream)
 from .common import csrf_token, services
 from .respond import error
 
@@ -42,6 +43,7 @@ def register(app: Flask, client) -> None:
     # Identify first: the limits below key on the device.
     app.before_request(_identify)
     limits.init(app, client)
+    capacity.init(app)
     app.before_request(_guard_posts)
     app.before_request(_guard_sockets)
     app.teardown_request(_drop_hold_lease)

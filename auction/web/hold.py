@@ -34,6 +34,7 @@ from .. import fairness, rules
 from ..rooms import hold_slot
 from ..store import NoSuchRoom
 from . import limits
+from .capacity import capacity
 from .common import room_code, services
 
 sock = Sock()
@@ -305,4 +306,5 @@ def hold(ws, code):
         limits.missed_room()
         ws.send(json.dumps({"type": "refused", "reason": "no_room"}))
         return
-    HoldSession(ws, code, g.device_token, g.arrived_ms).run()
+    with capacity().serving("holds"):
+        HoldSession(ws, code, g.device_token, g.arrived_ms).run()

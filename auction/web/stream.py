@@ -18,6 +18,7 @@ from flask import Blueprint, Response, g, request
 from ..rooms import Room
 from ..views import view_for
 from . import limits, render
+from .capacity import capacity
 from .common import room_code, services
 from .respond import error
 from .room import page_context
@@ -86,10 +87,13 @@ def serve(code: str, view_of, renderer: Renderer) -> Response:
         lease.drop()
         raise
 
+    load = capacity()
+
     def generate():
         nonlocal room, version
         quiet_since = time.monotonic()
         try:
+            load.streams += 1
             yield "retry: 1000\n\n"
             while True:
                 view = view_of(room, svc.clock.now_ms())
@@ -112,6 +116,7 @@ def serve(code: str, view_of, renderer: Renderer) -> Response:
                     version, record = listener.latest
                     room = Room.from_record(record)
         finally:
+            load.streams -= 1
             listener.close()
             lease.drop()
 

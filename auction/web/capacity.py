@@ -1,0 +1,106 @@
+"""This worker's load, and whether it takes on new games.
+
+Past capacity every game on a worker would slow down together: pongs read
+late look like lost phones, releases stamped late cost the wrong time. So a
+worker that is behind turns *new* rooms and joins away (503 with
+Retry-After) and keeps its running games on time. It measures itself: how
+late its event loop wakes (a greenlet that sleeps 50 ms and times the
+oversleep; the worst of the last second counts), and how many holds and
+streams it serves. The figures that mark "behind" are configuration
+(OVERLOAD_LAG_MS, MAX_HOLDS_PER_WORKER, MAX_STREAMS_PER_WORKER; 0 turns a
+check off), set from what bench/load.py measured (docs/scaling.md).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from contextlib import contextmanager
+
+from flask import current_app, request
+
+from .respond import error
+
+TICK_S = 0.05
+WINDOW_S = 1.0
+RETRY_AFTER_S = 15
+
+# Starting a new game on this worker: these are turned away when it is behind.
+NEW_WORK = {"actions.create_room", "actions.create_solo", "actions.join", "results.rematch"}
+
+
+class Capacity:
+    """One worker's own measure of how busy it is."""
+
+    def __init__(self, lag_ms: float, max_holds: int, max_streams: int):
+        self.limits = (lag_ms, max_holds, max_streams)
+        self.holds = 0
+        self.streams = 0
+        self._lags: deque[tuple[float, float]] = deque()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self._thread is None and self.limits[0]:
+            self._thread = threading.Thread(target=self._watch, name="capacity", daemon=True)
+            self._thread.start()
+
+    def _watch(self) -> None:
+        while True:
+            before = time.monotonic()
+            time.sleep(TICK_S)
+            now = time.monotonic()
+            self._lags.append((now, (now - before - TICK_S) * 1000))
+            while self._lags and self._lags[0][0] < now - WINDOW_S:
+                self._lags.popleft()
+
+    def lag_ms(self) -> float:
+        """The worst oversleep of the event loop in the last second."""
+        return max((lag for _, lag in list(self._lags)), default=0.0)
+
+    def behind(self) -> str | None:
+        """Why this worker takes no new game now, or None."""
+        lag_ms, max_holds, max_streams = self.limits
+        if lag_ms and self.lag_ms() > lag_ms:
+            return f"event loop {self.lag_ms():.0f} ms late"
+        if max_holds and self.holds >= max_holds:
+            return f"{self.holds} holds"
+        if max_streams and self.streams >= max_streams:
+            return f"{self.streams} streams"
+        return None
+
+    @contextmanager
+    def serving(self, kind: str):
+        """Count a hold ("holds") or a stream ("streams") while it lasts."""
+        setattr(self, kind, getattr(self, kind) + 1)
+        try:
+            yield
+        finally:
+            setattr(self, kind, getattr(self, kind) - 1)
+
+
+def init(app) -> Capacity:
+    cap = Capacity(app.config["OVERLOAD_LAG_MS"], app.config["MAX_HOLDS_PER_WORKER"],
+                   app.config["MAX_STREAMS_PER_WORKER"])
+    app.extensions["auction_capacity"] = cap
+    if app.config["SCHEDULER"]:          # a serving worker, not a test of single requests
+        cap.start()
+    app.before_request(_turn_away_new_games)
+    return cap
+
+
+def capacity() -> Capacity:
+    return current_app.extensions["auction_capacity"]
+
+
+def _turn_away_new_games():
+    if request.endpoint not in NEW_WORK:
+        return None
+    reason = capacity().behind()
+    if reason is None:
+        return None
+    current_app.logger.warning("turning a new game away: %s", reason)
+    response = current_app.make_response(
+        error(503, "the server is full right now; games under way go on. Try again in a moment"))
+    response.headers["Retry-After"] = str(RETRY_AFTER_S)
+    return response
