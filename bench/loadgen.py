@@ -203,7 +203,8 @@ class Player:
     async def _hold(self, rnd: int, rng: random.Random, ws, ended) -> None:
         loop = asyncio.get_running_loop()
         wait = loop.create_task(self.wait_view(
-            lambda v: v["round"] > rnd or v["phase"] in ("spending", "result", "ended"), ROUND_S))
+            lambda v: v["round"] > rnd or (v["round"] == rnd and v["phase"] != "countdown"),
+            ROUND_S))
         done, _ = await asyncio.wait({wait, ended}, return_when=asyncio.FIRST_COMPLETED)
         if ended in done:
             wait.cancel()
