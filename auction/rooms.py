@@ -18,7 +18,7 @@ import secrets
 from dataclasses import dataclass, field
 
 from . import bots, rules
-from .store import ENDED_TTL_S, LOBBY_TTL_S, PLAYING_TTL_S, NoSuchRoom, Store
+from .store import ENDED_TTL_S, LOBBY_TTL_S, PLAYING_TTL_S, NoSuchRoom, Store, hold_key
 
 # Unambiguous letters: no I/O (like 1/0), no L, no U/V pairs to misread.
 ALPHABET = "ABCDEFGHJKMNPQRSTWXYZ"
@@ -50,7 +50,7 @@ def valid_code(code: str) -> bool:
 
 def hold_slot(code: str, pid: str) -> str:
     """The store key of a seat's hold socket claim and heartbeat."""
-    return f"hold:{code}:{pid}"
+    return hold_key(code, pid)
 
 
 @dataclass
@@ -122,7 +122,7 @@ class Rooms:
         self.store = store
         self.clock = clock
         self.entry_grace_ms = entry_grace_ms   # the longest a late press may be back-dated
-        self.wake = lambda: None  # set by the worker's scheduler
+        self.wake = lambda at_ms: None  # set by the worker's scheduler
 
     # -- reading ------------------------------------------------------------
 
@@ -175,7 +175,7 @@ class Rooms:
                                           _ttl(room.game))
             if new_version is not None:
                 if deadline is not None:
-                    self.wake()
+                    self.wake(deadline)
                 return Outcome(room, new_version, events, result)
         raise Conflict("the room is busy; try again")
 

