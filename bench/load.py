@@ -196,7 +196,8 @@ def notes(row: dict) -> str:
     parts += [f"{n} x {kind}" for kind, n in sorted(row["errors"].items())]
     parts += [f"refused {n} x {reason}" for reason, n in sorted(row["refusals"].items())]
     if row["reconnects"]:
-        parts.append(f"{row['reconnects']} stream reconnects")
+        parts.append(f"{row['reconnects']} stream reconnects ({row['disturbed']} holds not"
+                     " measured for it)")
     if row["inconsistent"]:
         parts.append(f"{row['inconsistent']} final tables whose banks do not add up")
     return f"  {row['players']} players / {row['workers']} workers: " + "; ".join(parts)

@@ -45,6 +45,7 @@ class Tally:
         self.rooms = 0
         self.rooms_ended = 0
         self.reconnects = 0
+        self.disturbed = 0                     # holds not measured: the stream reconnected
         self.cpu_s = 0.0
         self.max_rss_kb = 0
 
@@ -65,6 +66,7 @@ class Player:
         self.releases: dict[int, float] = {}        # round -> when we let go (clean holds)
         self.held: dict[int, float] = {}            # round -> our own hold, ms
         self.cut_rounds: set[int] = set()
+        self.connects: list[float] = []             # when each stream (re)connection answered
 
     async def post(self, path: str, body: dict, expect: int = 200, tries: int = 40) -> dict:
         """A JSON post, retried while the server answers 503 or cannot be reached."""
@@ -102,6 +104,7 @@ class Player:
                 async with self.http.get(url, headers=self._headers(), timeout=timeout) as resp:
                     self.tally.statuses[resp.status] += 1
                     if resp.status == 200:
+                        self.connects.append(loop.time())
                         event, data = b"", []
                         async for line in resp.content:
                             line = line.rstrip(b"\r\n")
@@ -174,7 +177,7 @@ class Player:
                 if sent < go:
                     self.tally.wrong_refusals += 1
                 return
-            await self._hold(rnd, rng, ws, ended)
+            await self._hold(rnd, rng, ws, ended, sent)
         finally:
             closers.append(loop.create_task(self._close(ws, reader)))
 
@@ -200,7 +203,7 @@ class Player:
         if not ended.done():
             ended.set_result(reason)
 
-    async def _hold(self, rnd: int, rng: random.Random, ws, ended) -> None:
+    async def _hold(self, rnd: int, rng: random.Random, ws, ended, pressed: float) -> None:
         loop = asyncio.get_running_loop()
         wait = loop.create_task(self.wait_view(
             lambda v: v["round"] > rnd or (v["round"] == rnd and v["phase"] != "countdown"),
@@ -224,7 +227,12 @@ class Player:
         except (aiohttp.ClientError, ConnectionError):
             return self._cut(rnd)
         self.releases[rnd] = let_go
-        self.held[rnd] = (let_go - seen) * 1000
+        if any(pressed <= at <= let_go for at in self.connects):
+            # The stream came back mid-round: when it showed spending says how long
+            # the reconnection took, not how long we held. Charged, but not measured.
+            self.tally.disturbed += 1
+        else:
+            self.held[rnd] = (let_go - seen) * 1000
 
     def _cut(self, rnd: int) -> None:
         self.tally.cut += 1
@@ -242,10 +250,12 @@ class Player:
 class Room:
     """Four players in one room: set up, then a game, then its figures."""
 
-    def __init__(self, http, base: str, tally: Tally, rounds: int, seed: int):
+    def __init__(self, http, bases: list[str], tally: Tally, rounds: int, seed: int):
+        """``bases``: the servers' URLs; the players take turns at them."""
         self.tally, self.rounds = tally, rounds
         self.rng = random.Random(seed)
-        self.players = [Player(http, base, tally, f"P{seed}-{i}") for i in range(4)]
+        self.players = [Player(http, bases[i % len(bases)], tally, f"P{seed}-{i}")
+                        for i in range(4)]
         self.tasks: list[asyncio.Task] = []
 
     async def set_up(self) -> None:
@@ -330,12 +340,14 @@ class Room:
                     self.tally.result_delays.append((shown - last) * 1000)
 
 
-async def set_up_rooms(base: str, count: int, rounds: int, seed: int, tally: Tally):
+async def set_up_rooms(base: str | list[str], count: int, rounds: int, seed: int,
+                       tally: Tally):
     """A session and ``count`` rooms ready to start (every player following its stream)."""
+    bases = [base] if isinstance(base, str) else list(base)
     connector = aiohttp.TCPConnector(limit=0, force_close=False)
     http = aiohttp.ClientSession(connector=connector, cookie_jar=aiohttp.DummyCookieJar(),
                                  timeout=aiohttp.ClientTimeout(total=30))
-    rooms = [Room(http, base, tally, rounds, seed * 100_000 + i) for i in range(count)]
+    rooms = [Room(http, bases, tally, rounds, seed * 100_000 + i) for i in range(count)]
     gate = asyncio.Semaphore(SETUP_CONCURRENCY)
 
     async def one(room):
@@ -365,8 +377,8 @@ def new_loop() -> asyncio.AbstractEventLoop:
         return asyncio.new_event_loop()
 
 
-def play(base: str, rooms: int, rounds: int = 3, seed: int = 1, ramp_s: float = 2.0,
-         started=None) -> Tally:
+def play(base: str | list[str], rooms: int, rounds: int = 3, seed: int = 1,
+         ramp_s: float = 2.0, started=None) -> Tally:
     """Set up and play ``rooms`` games in this process; ``started()`` is called once
     every game has been told to start. For tests and the single-process bench."""
     tally = Tally()

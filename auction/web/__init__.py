@@ -17,7 +17,7 @@ from flask import Flask, current_app, g, request
 from .. import rules
 from ..rooms import Conflict
 from ..store import NoSuchRoom
-from . import actions, api, hold, pages, room, stream
+from . import actions, api, delivery, hold, outage, pages, room, stream
 from .common import csrf_token, services
 from .respond import error
 
@@ -44,6 +44,8 @@ def register(app: Flask) -> None:
     app.register_error_handler(rules.RuleError, _rule_error)
     app.register_error_handler(NoSuchRoom, lambda e: error(404, "no such room"))
     app.register_error_handler(Conflict, lambda e: error(409, str(e)))
+    outage.register(app)   # the store away: 503 + Retry-After, never a 500
+    delivery.init(app)     # static files by WhiteNoise, pages compressed
 
 
 def _identify() -> None:

@@ -31,7 +31,7 @@ from wsproto.events import CloseConnection, Ping, Pong
 
 from .. import fairness, rules
 from ..rooms import hold_slot
-from ..store import NoSuchRoom
+from ..store import UNAVAILABLE, NoSuchRoom
 from .common import room_code, services
 
 sock = Sock()
@@ -284,4 +284,12 @@ def hold(ws, code):
     except NoSuchRoom:
         ws.send(json.dumps({"type": "refused", "reason": "no_room"}))
         return
-    HoldSession(ws, code, g.device_token, g.arrived_ms).run()
+    session = HoldSession(ws, code, g.device_token, g.arrived_ms)
+    try:
+        session.run()
+    except UNAVAILABLE:   # the store is away (outage.py): say so rather than drop the socket
+        kind = "refused" if session.round is None else "released"
+        try:
+            ws.send(json.dumps({"type": kind, "reason": "unavailable"}))
+        except ConnectionClosed:
+            pass
