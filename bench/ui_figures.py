@@ -1,16 +1,16 @@
 """Figures for the browser UI, printed (no assertions):
 
-1. bytes of the first load of the room page from an invite link (empty cache),
-   as served and as gzip would send them;
+1. bytes of the first load of the room page from an invite link (empty cache):
+   each body, and what crossed the wire (compressed, headers included);
 2. time from a touch press (CDP touchStart) to the server's {"type": "in"} on
    loopback, measured inside the page with performance.now().
 
-Run: .venv/bin/python bench/ui_figures.py [presses]   (needs /usr/bin/chromium)
+Run: .venv/bin/python bench/ui_figures.py [presses]   (needs /usr/bin/chromium;
+     0 presses: the first load only)
 """
 
 from __future__ import annotations
 
-import gzip
 import statistics
 import sys
 import time
@@ -47,7 +47,7 @@ def first_load(browser, base: str, invite: str) -> None:
     bodies = []
     page.on("requestfinished", lambda r: bodies.append(r))
     page.goto(invite, wait_until="networkidle")
-    sent = raw = packed = 0
+    sent = raw = 0
     rows = []
     for request in bodies:
         if request.url.endswith("/events"):
@@ -55,16 +55,17 @@ def first_load(browser, base: str, invite: str) -> None:
         response = request.response()
         body = response.body() if response else b""
         sizes = request.sizes()
-        sent += sizes["responseBodySize"] + sizes["responseHeadersSize"]
+        wire = sizes["responseBodySize"] + sizes["responseHeadersSize"]
+        sent += wire
         raw += len(body)
-        packed += len(gzip.compress(body, 6))
-        rows.append((request.url.replace(base, ""), len(body), len(gzip.compress(body, 6))))
+        encoding = (response.headers.get("content-encoding", "-") if response else "-")
+        rows.append((request.url.replace(base, ""), len(body), wire, encoding))
     ctx.close()
     print("first load of the room page from the invite link (empty cache):")
-    for url, size, gz in rows:
-        print(f"  {url:60.60s} {size:8d} B  gzip {gz:7d} B")
-    print(f"  total bodies {raw} B; gzip-compressed {packed} B; on the wire here {sent} B "
-          "(the app server itself does not compress)")
+    print(f"  {'url':60s} {'body':>8s}  {'on the wire':>11s}  encoding")
+    for url, size, wire, encoding in rows:
+        print(f"  {url:60.60s} {size:8d} B {wire:9d} B  {encoding}")
+    print(f"  total: bodies {raw} B, on the wire (headers included) {sent} B")
 
 
 def press_to_in(browser, base: str, presses: int) -> None:
@@ -129,7 +130,8 @@ def main() -> None:
             phone.create_room(page, server.url, "Host")
             invite = page.input_value("#invite-url")
             first_load(browser, server.url, invite)
-            press_to_in(browser, server.url, presses)
+            if presses:
+                press_to_in(browser, server.url, presses)
             browser.close()
     finally:
         server.stop()
