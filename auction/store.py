@@ -141,14 +141,13 @@ redis.call(ARGV[8], ARGV[7], nv .. '\\n' .. ARGV[2])
 return nv
 """
 
-# Claim one due deadline by pushing it a lease into the future: the claimer
+# Claim due deadlines by pushing them a lease into the future: the claimer
 # replaces it with the room's real next deadline when it saves; if the
 # claimer dies first, the lease runs out and another worker claims it.
 _CLAIM = """
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, 1)
-if #due == 0 then return false end
-redis.call('ZADD', KEYS[1], ARGV[2], due[1])
-return due[1]
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
+for _, code in ipairs(due) do redis.call('ZADD', KEYS[1], ARGV[2], code) end
+return due
 """
 
 
@@ -230,10 +229,11 @@ class Store:
             pipe.zrange(deadlines_key(k), 0, 0, withscores=True)
         return [int(first[0][1]) if first else None for first in pipe.execute()]
 
-    def claim_due(self, k: int, now_ms: int, lease_ms: int) -> str | None:
-        """One room of shard ``k`` whose deadline has come, leased to the caller."""
-        code = self._claim(keys=[deadlines_key(k)], args=[now_ms, now_ms + lease_ms])
-        return code.decode() if code else None
+    def claim_due(self, k: int, now_ms: int, lease_ms: int, most: int) -> list[str]:
+        """Up to ``most`` rooms of shard ``k`` whose deadlines have come, leased to
+        the caller, earliest first."""
+        codes = self._claim(keys=[deadlines_key(k)], args=[now_ms, now_ms + lease_ms, most])
+        return [code.decode() for code in codes]
 
     def forget_deadline(self, code: str) -> None:
         self.redis.zrem(deadlines_key(shard(code)), code)

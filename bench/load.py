@@ -13,7 +13,8 @@ game within a few seconds of the others, and prints one row:
   lost        round results a player never saw
   errors      everything else that went wrong (listed under the table)
   app CPU/MB  the server's workers (psutil), CPU in % of one core, peak RSS
-  redis       Redis's CPU, and its memory per room after the games
+  redis       Redis's CPU, and its memory per room (its data once the games ended
+              and the server left; rooms are kept a day after their end)
   gen CPU/MB  the generator processes themselves
 
     .venv/bin/python bench/load.py                       # 250 500 1000 x 1 2 workers
@@ -140,10 +141,11 @@ def run_step(players: int, workers: int, rounds: int, procs: int, ramp_s: float,
         wall = time.monotonic() - started
         for k in kids:
             k.join(30)
-        memory = client.info("memory")["used_memory"] - memory0
     finally:
         server.stop()
-        client.close()
+    # Measured once the server's connections are gone: what the rooms' data takes.
+    memory = client.info("memory")["used_memory"] - memory0
+    client.close()
     row = merge(tallies)
     row.update(players=rooms * 4, workers=workers, rooms=rooms, wall_s=wall,
                app_cpu=100 * app.cpu_s() / wall, app_mb=app.peak_rss / 2**20,

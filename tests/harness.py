@@ -154,18 +154,25 @@ class RedisCluster:
     def __init__(self, masters: int = 3):
         self.dir = tempfile.TemporaryDirectory(prefix="ta-cluster-")
         self.ports = [free_port() for _ in range(masters)]
+        self.bus_ports = [free_port() for _ in range(masters)]
         self.procs = []
-        for port in self.ports:
-            folder = Path(self.dir.name) / str(port)
-            folder.mkdir()
-            self.procs.append(subprocess.Popen(
-                [self.BINARY, "--port", str(port), "--bind", "127.0.0.1", "--cluster-enabled",
-                 "yes", "--cluster-config-file", "nodes.conf", "--save", "",
-                 "--appendonly", "no", "--dir", str(folder)],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        for port, proc in zip(self.ports, self.procs):
-            wait_for_port(port, proc)
-        self._join()
+        try:
+            for port, bus in zip(self.ports, self.bus_ports):
+                folder = Path(self.dir.name) / str(port)
+                folder.mkdir()
+                # The bus port is named too: the default (port + 10000) may not exist.
+                self.procs.append(subprocess.Popen(
+                    [self.BINARY, "--port", str(port), "--cluster-port", str(bus),
+                     "--bind", "127.0.0.1", "--cluster-enabled", "yes",
+                     "--cluster-config-file", "nodes.conf", "--save", "",
+                     "--appendonly", "no", "--dir", str(folder)],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            for port, proc in zip(self.ports, self.procs):
+                wait_for_port(port, proc)
+            self._join()
+        except BaseException:
+            self.stop()
+            raise
         hosts = ",".join(f"127.0.0.1:{p}" for p in self.ports)
         self.url = f"redis+cluster://{hosts}"
 
@@ -176,8 +183,8 @@ class RedisCluster:
         for i, node in enumerate(nodes):
             last = 16383 if i == len(nodes) - 1 else (i + 1) * share - 1
             node.execute_command("CLUSTER", "ADDSLOTSRANGE", i * share, last)
-        for port in self.ports[1:]:
-            nodes[0].execute_command("CLUSTER", "MEET", "127.0.0.1", port)
+        for port, bus in zip(self.ports[1:], self.bus_ports[1:]):
+            nodes[0].execute_command("CLUSTER", "MEET", "127.0.0.1", port, bus)
         deadline = time.monotonic() + 30
         while not all(n.execute_command("CLUSTER", "INFO").decode().startswith(
                 "cluster_state:ok") for n in nodes):
@@ -203,7 +210,8 @@ class RedisCluster:
 
     def stop(self) -> None:
         for proc in self.procs:
-            proc.terminate()
+            if proc.poll() is None:
+                proc.terminate()
         for proc in self.procs:
             proc.wait(10)
         self.dir.cleanup()
