@@ -25,6 +25,7 @@ game within a few seconds of the others, and prints one row:
 from __future__ import annotations
 
 import argparse
+import asyncio
 import math
 import multiprocessing
 import sys
@@ -53,21 +54,18 @@ COLUMNS = [("players", 7), ("workers", 7), ("holds", 6), ("err p50", 8), ("p99",
 def child(base: str, rooms: int, rounds: int, seed: int, ramp_s: float, queue, go) -> None:
     """One generator process: set up its rooms, say so, wait for the start, play."""
     tally = loadgen.Tally()
-    loop = loadgen.new_loop()
 
     async def main():
         http, made = await loadgen.set_up_rooms(base, rooms, rounds, seed, tally)
         queue.put(("ready", seed))
-        start_at = await loop.run_in_executor(None, go.get)
+        start_at = await asyncio.get_running_loop().run_in_executor(None, go.get)
         await loadgen.play_rooms(http, made, start_at, ramp_s, tally)
 
     try:
-        loop.run_until_complete(main())
+        loadgen.run(main)
     except Exception as exc:
         tally.errors[f"generator failed: {exc!r}"] += 1
         queue.put(("ready", seed))
-    finally:
-        loop.close()
     queue.put(("done", tally.as_dict()))
 
 

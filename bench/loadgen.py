@@ -277,9 +277,13 @@ class Room:
         closers: list = []
         try:
             await host.post(f"/r/{host.code}/start", {})
-            await asyncio.gather(*(self._play_all(p, closers) for p in self.players))
-        except Exception as exc:  # a room that broke off still reports what it has
-            self.tally.errors[f"room broke off: {type(exc).__name__}"] += 1
+            outcomes = await asyncio.gather(*(self._play_all(p, closers) for p in self.players),
+                                            return_exceptions=True)
+        except Exception as exc:
+            outcomes = [exc]
+        for exc in outcomes:   # a room that broke off still reports what it has
+            if exc is not None:
+                self.tally.errors[f"room broke off: {exc!r}"] += 1
         await asyncio.gather(*closers)
         for p in self.players:
             p.done = True
@@ -369,12 +373,16 @@ async def play_rooms(http, rooms: list[Room], start_at: float, ramp_s: float,
     tally.max_rss_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
-def new_loop() -> asyncio.AbstractEventLoop:
+def run(main) -> None:
+    """Run ``main()`` on a fresh loop (uvloop when installed); whatever is still
+    pending at its end is cancelled, so nothing outlives the loop."""
     try:
         import uvloop
-        return uvloop.new_event_loop()
+        factory = uvloop.new_event_loop
     except ImportError:
-        return asyncio.new_event_loop()
+        factory = None
+    with asyncio.Runner(loop_factory=factory) as runner:
+        runner.run(main())
 
 
 def play(base: str | list[str], rooms: int, rounds: int = 3, seed: int = 1,
@@ -382,17 +390,14 @@ def play(base: str | list[str], rooms: int, rounds: int = 3, seed: int = 1,
     """Set up and play ``rooms`` games in this process; ``started()`` is called once
     every game has been told to start. For tests and the single-process bench."""
     tally = Tally()
-    loop = new_loop()
 
     async def main():
+        loop = asyncio.get_running_loop()
         http, made = await set_up_rooms(base, rooms, rounds, seed, tally)
         start = loop.time() + 0.2
         if started is not None:
             loop.call_at(start + ramp_s, started)
         await play_rooms(http, made, start, ramp_s, tally)
 
-    try:
-        loop.run_until_complete(main())
-    finally:
-        loop.close()
+    run(main)
     return tally

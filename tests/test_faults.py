@@ -31,7 +31,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import loadgen  # noqa: E402
 
 ROOMS = 6
-SAFE_BID_ERROR_MS = 300
+# Only against gross errors (a hold charged to a kill, a restart or a reload): the
+# machine running the suite may be busy, and figures are the bench's business.
+SAFE_BID_ERROR_MS = 1000
 
 
 class Games:
@@ -43,7 +45,9 @@ class Games:
         self.failure = None
         self._thread = threading.Thread(target=self._run, args=(urls, rooms, rounds))
         self._thread.start()
-        assert self.started.wait(90), "the games did not start"
+        # No assertion here: a failing test must not leave the games' thread running
+        # while pytest reports; finish() joins it first, then judges.
+        self._began = self.started.wait(90)
 
     def _run(self, urls, rooms, rounds) -> None:
         try:
@@ -54,18 +58,20 @@ class Games:
 
     def finish(self) -> loadgen.Tally:
         self._thread.join(180)
+        assert self._began, "the games did not start within 90 s"
         assert self.failure is None, self.failure
         assert self.tally is not None, "the games never finished"
         return self.tally
 
 
 def assert_games_went_on(tally: loadgen.Tally, rooms: int = ROOMS) -> None:
-    assert tally.rooms == rooms and tally.rooms_ended == rooms, tally.errors
-    assert tally.lost == 0, tally.errors
-    assert tally.inconsistent == 0
-    assert tally.holds > 0
-    assert not [s for s in tally.statuses if s >= 500 and s != 503], tally.statuses
-    assert max(abs(e) for e in tally.bid_errors) <= SAFE_BID_ERROR_MS
+    seen = {k: v for k, v in tally.as_dict().items() if not isinstance(v, list)}
+    assert tally.rooms == rooms and tally.rooms_ended == rooms, seen
+    assert tally.lost == 0, seen
+    assert tally.inconsistent == 0, seen
+    assert tally.holds > 0, seen
+    assert not [s for s in tally.statuses if s >= 500 and s != 503], seen
+    assert max(abs(e) for e in tally.bid_errors) <= SAFE_BID_ERROR_MS, sorted(tally.bid_errors)
 
 
 def test_worker_killed_under_load_players_carry_on(redis_url):
