@@ -28,6 +28,7 @@ import argparse
 import asyncio
 import math
 import multiprocessing
+import os
 import sys
 import time
 from collections import Counter
@@ -123,6 +124,7 @@ def run_step(players: int, workers: int, rounds: int, procs: int, ramp_s: float,
         app = Meter(server.worker_pids() or [server.proc.pid])
         red = Meter([store.proc.pid])
         gen = Meter([k.pid for k in kids])
+        machine0 = _busy_s()
         started = time.monotonic()
         for go in gos:
             go.put(started + 1.0)
@@ -137,6 +139,7 @@ def run_step(players: int, workers: int, rounds: int, procs: int, ramp_s: float,
             if kind == "done":
                 tallies.append(data)
         wall = time.monotonic() - started
+        machine = _busy_s() - machine0
         for k in kids:
             k.join(30)
     finally:
@@ -149,8 +152,16 @@ def run_step(players: int, workers: int, rounds: int, procs: int, ramp_s: float,
                app_cpu=100 * app.cpu_s() / wall, app_mb=app.peak_rss / 2**20,
                redis_cpu=100 * red.cpu_s() / wall, kb_per_room=memory / 1024 / rooms,
                gen_cpu=100 * sum(t["cpu_s"] for t in tallies) / wall,
-               gen_mb=sum(t["max_rss_kb"] for t in tallies) / 1024)
+               gen_mb=sum(t["max_rss_kb"] for t in tallies) / 1024,
+               machine_cpu=100 * machine / wall, load=os.getloadavg()[0])
+    row["others_cpu"] = row["machine_cpu"] - row["app_cpu"] - row["redis_cpu"] - row["gen_cpu"]
     return row
+
+
+def _busy_s() -> float:
+    """CPU seconds the whole machine spent busy (all cores), so far."""
+    t = psutil.cpu_times()
+    return sum(t) - t.idle - getattr(t, "iowait", 0.0)
 
 
 def merge(tallies: list[dict]) -> dict:
@@ -161,6 +172,8 @@ def merge(tallies: list[dict]) -> dict:
                 out.setdefault(key, Counter()).update(value)
             elif isinstance(value, list):
                 out.setdefault(key, []).extend(value)
+            elif key == "gen_lag_ms":
+                out[key] = max(out.get(key, 0), value)
             else:
                 out[key] = out.get(key, 0) + value
     return out
@@ -190,7 +203,10 @@ def format_row(row: dict) -> str:
 
 
 def notes(row: dict) -> str:
-    parts = [f"{row['rooms_ended']}/{row['rooms']} rooms ended", f"{row['wall_s']:.0f} s"]
+    parts = [f"{row['rooms_ended']}/{row['rooms']} rooms ended", f"{row['wall_s']:.0f} s",
+             f"generator lag up to {row['gen_lag_ms']:.0f} ms",
+             f"machine busy {row['machine_cpu']:.0f}% of {psutil.cpu_count()} cores, of which "
+             f"{max(0.0, row['others_cpu']):.0f}% not this bench's; load average {row['load']:.1f}"]
     if row["cut"]:
         parts.append(f"{row['cut']} holds cut by the server")
     parts += [f"{n} x {kind}" for kind, n in sorted(row["errors"].items())]

@@ -47,6 +47,7 @@ class Tally:
         self.reconnects = 0
         self.disturbed = 0                     # holds not measured: the stream reconnected
         self.cpu_s = 0.0
+        self.gen_lag_ms = 0.0                  # the generator's own worst event-loop lag
         self.max_rss_kb = 0
 
     def as_dict(self) -> dict:
@@ -367,10 +368,22 @@ async def play_rooms(http, rooms: list[Room], start_at: float, ramp_s: float,
     """Start each room's game at a moment spread over ``ramp_s``; wait for all to end."""
     cpu = time.process_time()
     rng = random.Random(len(rooms))
+    watch = asyncio.create_task(_watch_lag(tally))
     await asyncio.gather(*(r.play(start_at + rng.uniform(0, ramp_s)) for r in rooms))
+    watch.cancel()
     await http.close()
     tally.cpu_s = time.process_time() - cpu
     tally.max_rss_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+async def _watch_lag(tally: Tally, every_s: float = 0.02) -> None:
+    """How late this loop wakes: if the generator itself stalls, its stamps (views
+    seen, releases sent) and its answers to the server's pings are late too."""
+    loop = asyncio.get_running_loop()
+    while True:
+        due = loop.time() + every_s
+        await asyncio.sleep(every_s)
+        tally.gen_lag_ms = max(tally.gen_lag_ms, (loop.time() - due) * 1000)
 
 
 def run(main) -> None:
