@@ -180,7 +180,7 @@ class Player:
                 return
             await self._hold(rnd, rng, ws, ended, sent)
         finally:
-            closers.append(loop.create_task(self._close(ws, reader)))
+            closers.append(loop.create_task(self._close(ws, reader, ended, rnd)))
 
     @staticmethod
     async def _read_hold(ws, first, ended) -> None:
@@ -239,13 +239,23 @@ class Player:
         self.tally.cut += 1
         self.cut_rounds.add(rnd)
 
-    @staticmethod
-    async def _close(ws, reader) -> None:
+    async def _close(self, ws, reader, ended, rnd: int) -> None:
         try:
             await ws.close()
         except (aiohttp.ClientError, ConnectionError, asyncio.TimeoutError):
             pass
-        reader.cancel()
+        try:
+            await asyncio.wait_for(reader, 2)
+        except asyncio.TimeoutError:
+            pass
+        reason = ended.result() if ended.done() else None
+        if rnd in self.releases and reason not in (None, "closed", "broken"):
+            # The server had ended the hold (took us for gone, say) before our release
+            # reached it: not a hold we let go of ourselves after all.
+            del self.releases[rnd]
+            if self.held.pop(rnd, None) is None:
+                self.tally.disturbed -= 1
+            self._cut(rnd)
 
 
 class Room:
