@@ -11,6 +11,7 @@ generator costs little of the machine it shares with the server.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import random
@@ -52,6 +53,17 @@ class Tally:
 
     def as_dict(self) -> dict:
         return dict(vars(self))
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Tally:
+        """Back from ``as_dict`` (and JSON, whose object keys are strings)."""
+        tally = cls()
+        for key, value in data.items():
+            if isinstance(value, dict):
+                value = Counter({int(k) if key == "statuses" else k: v
+                                 for k, v in value.items()})
+            setattr(tally, key, value)
+        return tally
 
 
 class Player:
@@ -424,3 +436,23 @@ def play(base: str | list[str], rooms: int, rounds: int = 3, seed: int = 1,
 
     run(main)
     return tally
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Play games against running servers; prints "started" once every game has
+    begun, then the tally as one JSON line. The fault tests run it this way, in a
+    process of its own, and break things in between."""
+    parser = argparse.ArgumentParser(description=main.__doc__.split("\n")[0])
+    parser.add_argument("urls", nargs="+", help="the servers; players take turns at them")
+    parser.add_argument("--rooms", type=int, default=6)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--ramp", type=float, default=2.0)
+    args = parser.parse_args(argv)
+    tally = play(args.urls, args.rooms, args.rounds, args.seed, args.ramp,
+                 started=lambda: print("started", flush=True))
+    print(json.dumps(tally.as_dict()), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -14,6 +14,7 @@ import json
 import os
 import signal
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -26,7 +27,8 @@ import websocket
 from client import Player
 from harness import AppServer, RedisServer
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+sys.path.insert(0, str(BENCH))
 
 import loadgen  # noqa: E402
 
@@ -37,31 +39,37 @@ SAFE_BID_ERROR_MS = 1000
 
 
 class Games:
-    """loadgen games played in a background thread; ``started`` once all began."""
+    """bench/loadgen.py playing in a process of its own; ``started`` once all began."""
 
     def __init__(self, urls, rooms: int = ROOMS, rounds: int = 3):
+        urls = [urls] if isinstance(urls, str) else urls
+        self.proc = subprocess.Popen(
+            [sys.executable, str(BENCH / "loadgen.py"), *urls, "--rooms", str(rooms),
+             "--rounds", str(rounds)], stdout=subprocess.PIPE, text=True)
         self.started = threading.Event()
-        self.tally = None
-        self.failure = None
-        self._thread = threading.Thread(target=self._run, args=(urls, rooms, rounds))
-        self._thread.start()
-        # No assertion here: a failing test must not leave the games' thread running
-        # while pytest reports; finish() joins it first, then judges.
-        self._began = self.started.wait(90)
+        self.lines: list[str] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        self.started.wait(90)
 
-    def _run(self, urls, rooms, rounds) -> None:
-        try:
-            self.tally = loadgen.play(urls, rooms, rounds, started=self.started.set)
-        except BaseException as exc:   # surfaced by finish()
-            self.failure = exc
-            self.started.set()
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            self.lines.append(line)
+            if line.strip() == "started":
+                self.started.set()
 
     def finish(self) -> loadgen.Tally:
-        self._thread.join(180)
-        assert self._began, "the games did not start within 90 s"
-        assert self.failure is None, self.failure
-        assert self.tally is not None, "the games never finished"
-        return self.tally
+        try:
+            self.proc.wait(180)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait(10)
+        self._reader.join(10)
+        self.proc.stdout.close()
+        assert self.started.is_set(), "the games did not start"
+        assert self.proc.returncode == 0 and self.lines, self.lines
+        return loadgen.Tally.from_dict(json.loads(self.lines[-1]))
 
 
 def assert_games_went_on(tally: loadgen.Tally, rooms: int = ROOMS) -> None:
@@ -151,7 +159,7 @@ def test_embedded_redis_that_dies_is_restarted_with_its_data():
             time.sleep(0.2)
         assert r.json()["settings"]["rounds"] == 7
         assert int(pid_file.read_text()) != old
-        tally = loadgen.play(srv.url, 2, rounds=1)
+        tally = Games(srv.url, rooms=2, rounds=1).finish()
         assert_games_went_on(tally, rooms=2)
     finally:
         srv.stop()
