@@ -206,7 +206,8 @@ def notes(row: dict) -> str:
     parts = [f"{row['rooms_ended']}/{row['rooms']} rooms ended", f"{row['wall_s']:.0f} s",
              f"generator lag up to {row['gen_lag_ms']:.0f} ms",
              f"machine busy {row['machine_cpu']:.0f}% of {psutil.cpu_count()} cores, of which "
-             f"{max(0.0, row['others_cpu']):.0f}% not this bench's; load average {row['load']:.1f}"]
+             f"{max(0.0, row['others_cpu']):.0f}% outside the bench's processes (other jobs; "
+             f"kernel work such as loopback networking); load average {row['load']:.1f}"]
     if row["cut"]:
         parts.append(f"{row['cut']} holds cut by the server")
     parts += [f"{n} x {kind}" for kind, n in sorted(row["errors"].items())]
