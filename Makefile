@@ -1,6 +1,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
-# Minimum coverage of the pure core (rules, settings, state, standings, views), in percent.
+# Minimum coverage of the pure core (rules, moves, lobby, settings, state, standings,
+# views), in percent.
 COV_FAIL_UNDER ?= 95
 
 .PHONY: run test clean
@@ -18,8 +19,9 @@ run: $(VENV)/.installed
 # Fails when a test fails, when no test is collected (pytest exit 5),
 # or when coverage of the pure core is below COV_FAIL_UNDER.
 test: $(VENV)/.installed
-	$(PY) -m pytest --cov=auction.rules --cov=auction.settings --cov=auction.state \
-		--cov=auction.standings --cov=auction.views --cov-branch \
+	$(PY) -m pytest --cov=auction.rules --cov=auction.moves --cov=auction.lobby \
+		--cov=auction.settings --cov=auction.state --cov=auction.standings \
+		--cov=auction.views --cov-branch \
 		--cov-report=term-missing --cov-fail-under=$(COV_FAIL_UNDER)
 
 clean:

@@ -4,8 +4,9 @@ import os
 from collections.abc import Mapping
 
 from flask import Flask
+from werkzeug.middleware.proxy_fix import ProxyFix
 
-from . import fairness, web
+from . import web
 from .clock import Clock
 from .config import Config, load_secret_key
 from .hub import Hub
@@ -37,13 +38,14 @@ def create_app(config=None) -> Flask:
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = load_secret_key(app.instance_path)
 
-    # An empty go waits this long for presses still on their way: the longest
-    # grace, plus the one ping a never-measured socket may wait for (hold.py).
-    cap = app.config["HOLD_COMP_CAP_MS"]
-    grace = fairness.entry_grace(None, cap) + cap
-    app.extensions["auction"] = Services(connect(app.config["REDIS_URL"], app.instance_path),
-                                         grace)
-    web.register(app)
+    hops = app.config["PROXY_HOPS"]
+    if hops:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops,
+                                x_port=hops)
+
+    client = connect(app.config["REDIS_URL"], app.instance_path)
+    app.extensions["auction"] = Services(client, app.config["HOLD_COMP_CAP_MS"])
+    web.register(app, client)
     if app.config["SCHEDULER"]:
         app.extensions["auction"].scheduler.start()
     return app
@@ -52,11 +54,11 @@ def create_app(config=None) -> Flask:
 class Services:
     """One worker's connections to the shared store, built once per app."""
 
-    def __init__(self, client, entry_grace_ms: int = 0):
+    def __init__(self, client, cap_ms: int = 0):
         self.store = Store(client)
         self.clock = Clock(self.store.time)
         self.hub = Hub(client)
-        self.rooms = Rooms(self.store, self.clock, entry_grace_ms)
+        self.rooms = Rooms(self.store, self.clock, cap_ms)
         self.scheduler = Scheduler(self.rooms)
         # A deadline set here wakes this worker's timer loop at once.
         self.rooms.wake = self.scheduler.wake

@@ -79,12 +79,18 @@ class Seat:
 
 
 def own_bank(view: dict) -> int:
-    """The seat's bank: shown in the view, or counted as a human would."""
+    """The seat's bank: shown in the view, or counted as a human would.
+
+    A hidden bank's bids come to the tenth the page shows (views.py); where bids
+    are kept in milliseconds (margin ties) each may have cost up to 99 ms more:
+    count that in, and never plan past the bank.
+    """
     shown = (view.get("me") or {}).get("bank_ms")
     if shown is not None:
         return shown
-    spent = sum(h.get("my_bid_ms") or 0 for h in view.get("history") or ())
-    return max(0, view["settings"]["bank_ms"] - spent)
+    bids = [h["my_bid_ms"] for h in view.get("history") or () if h.get("my_bid_ms")]
+    slack = 99 * len(bids) if view["settings"]["tie"] == "margin" else 0
+    return max(0, view["settings"]["bank_ms"] - sum(bids) - slack)
 
 
 def read_seat(view: dict) -> Seat | None:

@@ -26,16 +26,31 @@ class Config:
     HOLD_COMP_CAP_MS = int(os.environ.get("HOLD_COMP_CAP_MS", "300"))
     # Every request body is a small form post; anything larger is refused.
     MAX_CONTENT_LENGTH = 16 * 1024
+    # Reverse proxies in front of the app whose X-Forwarded-For/-Proto/-Host/-Port
+    # are trusted (werkzeug's ProxyFix): 0 when serving directly, 1 behind nginx,
+    # Caddy or a platform's router. The client's address, the https scheme the
+    # Origin check and cookies follow, and invite links all come from them.
+    PROXY_HOPS = int(os.environ.get("PROXY_HOPS", "0"))
+    # Cookies get Secure when the request came over https; this forces it always.
+    COOKIE_SECURE = _env_flag("COOKIE_SECURE")
     SESSION_COOKIE_HTTPONLY = True
     SESSION_COOKIE_SAMESITE = "Lax"
-    # Off by default so `make run` works on http://localhost; set behind HTTPS.
-    SESSION_COOKIE_SECURE = _env_flag("COOKIE_SECURE")
+    SESSION_COOKIE_SECURE = COOKIE_SECURE
+    # Multiplies every abuse limit (web/limits.py); the test servers raise it,
+    # since all their devices share one loopback address.
+    RATE_LIMIT_SCALE = float(os.environ.get("TA_RATE_LIMIT_SCALE", "1"))
+    # Connections one address may hold open at once (a party of 8 behind one
+    # router, each with a page, plus a big screen, is far below these).
+    MAX_STREAMS_PER_ADDRESS = int(os.environ.get("MAX_STREAMS_PER_ADDRESS", "40"))
+    MAX_HOLDS_PER_ADDRESS = int(os.environ.get("MAX_HOLDS_PER_ADDRESS", "16"))
 
 
 class TestConfig(Config):
     TESTING = True
     # Fixed, so tests never write a key file.
     SECRET_KEY = "test-secret-key"
+    # Every test client is one address; tests of the limits set 1.
+    RATE_LIMIT_SCALE = 100.0
 
 
 def load_secret_key(instance_path: str) -> str:

@@ -19,6 +19,8 @@ SAMPLES = 15
 # lag (the countdown was sent half a round trip ago) plus the socket's
 # handshake (TCP SYN, SYN-ACK, then the upgrade request: 1.5 round trips).
 GRACE_RTTS = 2.0
+# Over TLS (1.3) the new socket costs one round trip more.
+TLS_GRACE_RTTS = 3.0
 
 # The server's own delay in sending the view of spending: a few ms of timer
 # loop, Redis and rendering -- or, when nobody held at go, the wait for a
@@ -68,20 +70,39 @@ def release_moment(arrived_ms: int, rtt_ms: int | None, cap_ms: int,
     return arrived_ms - compensation(rtt_ms, cap_ms, spend_ms, shown_ms)
 
 
-def entry_grace(rtt_ms: int | None, cap_ms: int) -> int:
+def entry_grace(rtt_ms: int | None, cap_ms: int, tls: bool = False) -> int:
     """How long after go a press may arrive and still count as made before it.
 
-    ``GRACE_RTTS`` round trips, with the round trip capped like compensation,
-    so a client that slows its ping answers gains at most ``GRACE_RTTS * cap``.
-    Unknown round trip: the cap (the caller measures one before asking).
+    ``GRACE_RTTS`` round trips (``TLS_GRACE_RTTS`` for a socket opened over
+    TLS), with the round trip capped like compensation, so a client that slows
+    its ping answers gains at most that many caps. Unknown round trip -- a
+    socket that did not answer the server's ping in time -- earns no grace:
+    silence must not buy the longest one.
     """
+    if cap_ms <= 0 or rtt_ms is None:
+        return 0
+    rtts = TLS_GRACE_RTTS if tls else GRACE_RTTS
+    return round(rtts * min(max(rtt_ms, 0), cap_ms))
+
+
+def entry_ping_wait(cap_ms: int) -> int:
+    """How long a never-measured socket that pressed after go waits for the answer
+    to its one ping: two caps, so an honest link of the cap's round trip (plus
+    jitter) is measured in time. A slower answer is still credited at most the cap."""
+    return 2 * max(cap_ms, 0)
+
+
+def longest_entry_wait(cap_ms: int, tls: bool = False) -> int:
+    """How long after go a press may still be on its way: the longest grace, plus
+    the ping a never-measured socket waits for. Until then nothing about the
+    round may show (rules.Game.grace_ms)."""
     if cap_ms <= 0:
         return 0
-    rtt = cap_ms if rtt_ms is None else min(max(rtt_ms, 0), cap_ms)
-    return round(GRACE_RTTS * rtt)
+    return entry_grace(cap_ms, cap_ms, tls) + entry_ping_wait(cap_ms)
 
 
-def press_moment(arrived_ms: int, go_ms: int | None, rtt_ms: int | None, cap_ms: int) -> int:
+def press_moment(arrived_ms: int, go_ms: int | None, rtt_ms: int | None, cap_ms: int,
+                 tls: bool = False) -> int:
     """The moment to date a press whose socket request arrived at ``arrived_ms``.
 
     Before go the arrival itself; from go on, the arrival less the entry
@@ -91,4 +112,4 @@ def press_moment(arrived_ms: int, go_ms: int | None, rtt_ms: int | None, cap_ms:
     """
     if go_ms is None or arrived_ms < go_ms:
         return arrived_ms
-    return arrived_ms - entry_grace(rtt_ms, cap_ms)
+    return arrived_ms - entry_grace(rtt_ms, cap_ms, tls)

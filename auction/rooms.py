@@ -6,18 +6,17 @@ through ``Rooms.act``. It loads the room, first applies whatever is due
 action, and saves with a version check; a save that lost a race is retried
 from a fresh load, so no write is ever silently overwritten.
 
-A room record is plain JSON: the game, the seats (device-token digests ->
-player ids; the tokens themselves are never stored), the AI seed and the
-queue of AI presses and releases planned for the current round.
+The room record itself (``Room``) lives in ``record.py``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from . import bots, rules
+from . import bots, fairness, rules
+from .record import Room, digest  # noqa: F401  (re-exported: the web layer names them here)
+from .rematch import table_again
 from .store import ENDED_TTL_S, LOBBY_TTL_S, PLAYING_TTL_S, NoSuchRoom, Store, hold_key
 
 # Unambiguous letters: no I/O (like 1/0), no L, no U/V pairs to misread.
@@ -29,15 +28,10 @@ LEASE_MS = 2_000
 # at its last-alive moment by whichever worker looks -- the socket's own
 # worker may have died with it. Checked this often while humans hold.
 ORPHAN_MS = 1_000
-WATCH_MS = 400
 
 
 class Conflict(RuntimeError):
     """Too many lost races in a row; the caller should answer 'try again'."""
-
-
-def digest(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()[:32]
 
 
 def new_code() -> str:
@@ -51,52 +45,6 @@ def valid_code(code: str) -> bool:
 def hold_slot(code: str, pid: str) -> str:
     """The store key of a seat's hold socket claim and heartbeat."""
     return hold_key(code, pid)
-
-
-@dataclass
-class Room:
-    """A room as stored: the game plus what only the server needs."""
-
-    game: rules.Game
-    seats: dict[str, str] = field(default_factory=dict)
-    bot_seed: str = ""
-    bot_queue: list[list] = field(default_factory=list)
-
-    def seat_of(self, token: str | None) -> str | None:
-        """The player id of this device, if it is seated and has not left."""
-        pid = self.seats.get(digest(token)) if token else None
-        player = self.game.player(pid) if pid else None
-        return pid if player and not player.left else None
-
-    def human_holders(self) -> list[str]:
-        rnd = self.game.current
-        return [pid for pid in rnd.holders() if not self.game.player(pid).bot] if rnd else []
-
-    def timer(self, grace_ms: int) -> int | None:
-        """The rules' next deadline -- except that a go nobody holds for waits out
-        the entry grace, so a press still on its way over a slow link can count."""
-        due = rules.next_deadline(self.game)
-        if due is not None and self.game.phase is rules.Phase.COUNTDOWN \
-                and not self.game.current.holders():
-            due += grace_ms
-        return due
-
-    def deadline(self, now_ms: int, grace_ms: int = 0) -> int | None:
-        """The next moment this room needs a look: a timer, an AI action, a watch."""
-        times = [t for t in (self.timer(grace_ms),) if t is not None]
-        times += [item[0] for item in self.bot_queue[:1]]
-        if self.human_holders():
-            times.append(now_ms + WATCH_MS)
-        return min(times, default=None)
-
-    def to_record(self) -> dict:
-        return {"game": rules.to_dict(self.game), "seats": self.seats,
-                "bot_seed": self.bot_seed, "bot_queue": self.bot_queue}
-
-    @classmethod
-    def from_record(cls, record: dict) -> Room:
-        return cls(rules.from_dict(record["game"]), record["seats"], record["bot_seed"],
-                   record["bot_queue"])
 
 
 @dataclass
@@ -118,10 +66,10 @@ def _ttl(game: rules.Game) -> int:
 class Rooms:
     """All writes to rooms, for any number of workers sharing one store."""
 
-    def __init__(self, store: Store, clock, entry_grace_ms: int = 0):
+    def __init__(self, store: Store, clock, cap_ms: int = 0):
         self.store = store
         self.clock = clock
-        self.entry_grace_ms = entry_grace_ms   # the longest a late press may be back-dated
+        self.cap_ms = cap_ms      # the latency compensation cap (fairness.py)
         self.wake = lambda at_ms: None  # set by the worker's scheduler
 
     # -- reading ------------------------------------------------------------
@@ -132,36 +80,76 @@ class Rooms:
 
     # -- creating ------------------------------------------------------------
 
-    def create(self, token: str, name: str, preset: str, setup=()) -> str:
-        """A new room with this device as host; ``setup`` actions follow the join."""
-        game = rules.new_game("----", preset)
-        for _ in range(RETRIES):
-            code = new_code()
-            game.code = code
-            g, events = rules.apply(game, rules.Join(name), self.clock.now_ms())
+    def create(self, token: str, name: str, preset: str, setup=(), tls: bool = False) -> str:
+        """A new room with this device as host; ``setup`` actions follow the join.
+
+        The game keeps how long after go a late press may still arrive and
+        count (longer when the site is served over TLS), so an empty go is
+        called only then (rules.Game.grace_ms)."""
+        def build(game):
+            game, events = rules.apply(game, rules.Join(name), self.clock.now_ms())
             host = events[0].player
             for make in setup:
-                g, _ = rules.apply(g, make(host), self.clock.now_ms())
-            room = Room(g, {digest(token): host}, secrets.token_hex(8))
-            if self.store.create(code, room.to_record()):
-                return code
+                game, _ = rules.apply(game, make(host), self.clock.now_ms())
+            return game, {digest(token): host}
+        grace = fairness.longest_entry_wait(self.cap_ms, tls)
+        return self._reserve(rules.new_game("----", preset, grace), build)
+
+    def _reserve(self, game: rules.Game, build) -> str:
+        """Store ``build(game)`` -> (game, seats) under a fresh code; returns the code."""
+        for _ in range(RETRIES):
+            game.code = new_code()
+            g, seats = build(game)
+            if self.store.create(game.code, Room(g, seats, secrets.token_hex(8)).to_record()):
+                return game.code
         raise Conflict("no free room code")
+
+    def rematch(self, code: str, token: str) -> str:
+        """The host opens the next game for the same table; returns its code.
+
+        The new room has the same settings and AI seats, and every human who
+        had not left sits in it at once, keyed by the same device digest, so
+        their streams only need to follow. Asking again returns the same room.
+        """
+        room, _ = self.load(code)
+        pid = room.seat_of(token)
+        if pid is None:
+            raise rules.NotAllowed("you are not seated in this room")
+        if room.game.rematch:
+            return room.game.rematch
+        rules.apply(room.game, rules.Rematch(pid, "----"), 0)   # refuse before creating
+        new = self._reserve(rules.new_game("----", "auction", room.game.grace_ms),
+                            lambda lobby: table_again(room.game, room.seats, lobby))
+
+        def build(fresh):   # None if another tap won the race meanwhile: keep its room
+            return None if fresh.game.rematch else rules.Rematch(pid, new)
+        opened = self.act(code, build).room.game.rematch
+        if opened != new:
+            self.store.drop(new)
+        return opened
 
     # -- the composer --------------------------------------------------------
 
-    def act(self, code: str, build, now_ms: int | None = None, after=None) -> Outcome:
+    def act(self, code: str, build, now_ms: int | None = None, after=None,
+            watchdog: bool = False) -> Outcome:
         """Apply ``build(room)`` -- an action, or None for just the due timers.
 
         ``build`` runs on every attempt against the freshly loaded room, so it
-        can look up seats; rule errors propagate and nothing is saved.
+        can look up seats; rule errors propagate and nothing is saved. It runs,
+        with ``rules.check``, before anything that reads holds, so a refusal
+        takes the same work whoever holds (no timing tells).
         ``after(room, events)`` may record server-side facts in the same write.
+        ``watchdog``: also release human holders whose socket fell silent.
         """
         for _ in range(RETRIES):
             room, version = self.load(code)
             now = self.clock.now_ms() if now_ms is None else now_ms
-            events = self._run_due(room, now)
-            events += self._release_orphans(code, room, now)
             action = build(room)
+            if action is not None:
+                rules.check(room.game, action)
+            events = self._run_due(room, now)
+            if watchdog:
+                events += self._release_orphans(code, room, now)
             result = None
             if action is not None:
                 room.game, more = rules.apply(room.game, action, now)
@@ -170,28 +158,39 @@ class Rooms:
                 self._plan_bots(room, more)
                 if after is not None:
                     after(room, more)
-            deadline = room.deadline(now, self.entry_grace_ms)
+            self._stamp_spending(room)
+            deadline = room.deadline(now)
             new_version = self.store.save(code, version, room.to_record(), deadline,
                                           _ttl(room.game))
             if new_version is not None:
                 if deadline is not None:
                     self.wake(deadline)
+                if any(isinstance(e, rules.PhaseChanged) and e.phase is rules.Phase.ENDED
+                       for e in events):   # each seated device's "your games" list
+                    self.store.remember_game(list(room.seats), code, now)
                 return Outcome(room, new_version, events, result)
         raise Conflict("the room is busy; try again")
 
     def tick(self, code: str) -> Outcome | None:
         """Fire whatever is due in ``code`` (the scheduler's entry point)."""
         try:
-            return self.act(code, lambda room: None)
+            return self.act(code, lambda room: None, watchdog=True)
         except NoSuchRoom:
             self.store.forget_deadline(code)
             return None
+
+    def _stamp_spending(self, room: Room) -> None:
+        """Note when this save shows a round's spending to everyone: the one moment
+        per room that releases are dated from, which no client's stream can move."""
+        rnd = room.game.current
+        if room.game.phase is rules.Phase.SPENDING and room.spending_shown(rnd.number) is None:
+            room.shown = [rnd.number, self.clock.now_ms()]
 
     def _run_due(self, room: Room, now: int) -> list:
         """Apply due timers and AI actions in time order, each at its own moment."""
         events: list = []
         while True:
-            timer = room.timer(self.entry_grace_ms)
+            timer = rules.next_deadline(room.game)
             bot = room.bot_queue[0] if room.bot_queue else None
             if bot and bot[0] <= now and (timer is None or bot[0] <= timer):
                 room.bot_queue.pop(0)
@@ -243,6 +242,8 @@ class Rooms:
         def build(room):
             if room.seat_of(token):
                 return None
+            if digest(token) in room.kicked:
+                raise rules.NotAllowed("the host removed you from this room")
             return rules.Join(name)
         def bind(room, events):
             for event in events:
@@ -250,20 +251,35 @@ class Rooms:
                     room.seats[digest(token)] = event.player
         return self.act(code, build, after=bind)
 
-    def as_player(self, code: str, token: str, make) -> Outcome:
+    def as_player(self, code: str, token: str, make, after=None) -> Outcome:
         """Apply ``make(player_id)`` for this device's seat; NotAllowed if unseated."""
-        def build(room):
-            pid = room.seat_of(token)
-            if pid is None:
-                raise rules.NotAllowed("you are not seated in this room")
-            return make(pid)
-        return self.act(code, build)
+        return self.act(code, lambda room: make(_seated(room, token)), after=after)
+
+    def kick(self, code: str, token: str, target: str) -> Outcome:
+        """The host removes ``target``; that device may not join this room again."""
+        def bar(room, events):
+            for seat, pid in list(room.seats.items()):
+                if pid == target:
+                    del room.seats[seat]
+                    room.kicked.append(seat)
+        return self.as_player(code, token, lambda pid: rules.Kick(pid, target), after=bar)
+
+    def release(self, code: str, token: str, moment) -> Outcome:
+        """Let go at ``moment(room)``: the hold socket dates the release from the room
+        as it is saved (when its spending was shown), not from a copy of its own."""
+        return self.act(code, lambda room: rules.Release(_seated(room, token), moment(room)))
 
     def leave(self, code: str, token: str) -> Outcome:
         def build(room):
-            pid = room.seat_of(token)
-            if pid is None:
-                raise rules.NotAllowed("you are not seated in this room")
+            pid = _seated(room, token)
             room.seats.pop(digest(token), None)
             return rules.Leave(pid)
         return self.act(code, build)
+
+
+def _seated(room: Room, token: str) -> str:
+    """This device's player id in the room; NotAllowed if it has no seat."""
+    pid = room.seat_of(token)
+    if pid is None:
+        raise rules.NotAllowed("you are not seated in this room")
+    return pid

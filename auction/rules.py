@@ -13,10 +13,15 @@ tick changes nothing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-# Settings, state and the final table live in their own modules; they are
-# re-exported here so that callers speak to the rules in one place.
+# The moves, the lobby's handlers, settings, state and the final table live in
+# their own modules; they are re-exported here so that callers speak to the
+# rules in one place.
+from . import lobby
+from .lobby import BOT_NAMES, BOT_STYLES, DIFFICULTIES, NAME_MAX  # noqa: F401
+from .moves import (  # noqa: F401
+    AddBot, ChangeSettings, Join, Joined, Kick, Leave, NameTaken, NotAllowed, PhaseChanged, Press,
+    PressRefused, Release, Released, Rematch, RemoveBot, RoomFull, RoundEnded, Start, Tick,
+    WrongPhase)
 from .settings import (  # noqa: F401
     CHOICES, PRESETS, RANGES, InvalidSettings, RuleError, Settings)
 from .standings import Standing, last_place, standings, winners  # noqa: F401
@@ -24,153 +29,14 @@ from .state import (  # noqa: F401
     Game, Hold, Phase, Player, Round, RoundResult, from_dict, to_dict)
 
 
-# -- errors ----------------------------------------------------------------
-
-
-class NotAllowed(RuleError):
-    """The acting player may not do this (not the host, not seated)."""
-
-
-class WrongPhase(RuleError):
-    """The action does not fit the game's current phase."""
-
-
-class RoomFull(RuleError):
-    """No seat left."""
-
-
-class PressRefused(RuleError):
-    """A press that does not count; ``reason`` is a stable word for clients."""
-
-    def __init__(self, reason: str):
-        super().__init__(reason.replace("_", " "))
-        self.reason = reason
-
-
-# -- seats -----------------------------------------------------------------
-
-BOT_STYLES = ("aggressive", "patient", "random")
-DIFFICULTIES = ("easy", "medium", "hard")
-BOT_NAMES = ("Ada", "Boole", "Curie", "Dirac", "Euler", "Fermi", "Gauss", "Hopper")
-NAME_MAX = 24
-
-
-# -- actions and events ----------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Join:
-    """A human takes a seat in the lobby."""
-
-    name: str
-
-
-@dataclass(frozen=True)
-class Leave:
-    """A player leaves the room (in a game: stays in the standings)."""
-
-    player: str
-
-
-@dataclass(frozen=True)
-class Kick:
-    """The host removes a player in the lobby."""
-
-    by: str
-    player: str
-
-
-@dataclass(frozen=True)
-class AddBot:
-    """The host adds an AI player."""
-
-    by: str
-    difficulty: str = "medium"
-
-
-@dataclass(frozen=True)
-class RemoveBot:
-    """The host removes an AI player (the named one, or the last one added)."""
-
-    by: str
-    player: str | None = None
-
-
-@dataclass(frozen=True)
-class ChangeSettings:
-    """The host changes settings; a ``preset`` key resets to that preset first."""
-
-    by: str
-    changes: dict
-
-
-@dataclass(frozen=True)
-class Start:
-    """The host starts the game."""
-
-    by: str
-
-
-@dataclass(frozen=True)
-class Press:
-    """A player presses; ``at_ms`` (default now) may be earlier, never later."""
-
-    player: str
-    at_ms: int | None = None
-
-
-@dataclass(frozen=True)
-class Release:
-    """A player lets go; ``at_ms`` (default now) may be earlier, never later."""
-
-    player: str
-    at_ms: int | None = None
-
-
-@dataclass(frozen=True)
-class Tick:
-    """Time passes: apply whatever transitions are due."""
-
-
-@dataclass(frozen=True)
-class Joined:
-    """Event: a seat was created."""
-
-    player: str
-
-
-@dataclass(frozen=True)
-class Released:
-    """Event: the server ended a hold (``bank_empty``, ``round_over``, ``left``)."""
-
-    player: str
-    reason: str
-    at_ms: int
-
-
-@dataclass(frozen=True)
-class PhaseChanged:
-    """Event: the game moved to ``phase`` at ``at_ms``."""
-
-    phase: Phase
-    at_ms: int
-
-
-@dataclass(frozen=True)
-class RoundEnded:
-    """Event: a round was decided."""
-
-    result: RoundResult
-
-
 # -- the engine ------------------------------------------------------------
 
 
-def new_game(code: str, preset: str = "auction") -> Game:
-    """An empty lobby with a preset's settings."""
+def new_game(code: str, preset: str = "auction", grace_ms: int = 0) -> Game:
+    """An empty lobby with a preset's settings; ``grace_ms`` is the entry grace."""
     if not isinstance(preset, str) or preset not in PRESETS:
         raise InvalidSettings(f"preset must be one of {', '.join(PRESETS)}")
-    return Game(code=code, settings=PRESETS[preset])
+    return Game(code=code, settings=PRESETS[preset], grace_ms=grace_ms)
 
 
 def apply(state: Game, action, now_ms: int) -> tuple[Game, list]:
@@ -184,13 +50,40 @@ def apply(state: Game, action, now_ms: int) -> tuple[Game, list]:
     return game, events
 
 
+def check(game: Game, action) -> None:
+    """Refuse what can be refused from the stored room alone, before any time passes.
+
+    Who may act, and whether the action fits the lobby, depend on nothing
+    hidden and on no clock (only Start leaves the lobby). A caller runs this
+    before any work that reads holds, so a refusal costs the same whoever
+    holds; ``apply`` checks again.
+    """
+    if isinstance(action, (Kick, AddBot, RemoveBot, ChangeSettings, Start)):
+        lobby.require_host(game, action.by)
+        lobby.require_lobby(game)
+    elif isinstance(action, Join):
+        lobby.require_lobby(game)
+
+
 def next_deadline(game: Game) -> int | None:
     """The moment of the next timed transition, or None if none is pending."""
-    if game.phase in (Phase.COUNTDOWN, Phase.FREE, Phase.RESULT):
+    if game.phase in (Phase.COUNTDOWN, Phase.RESULT):
         return game.phase_end_ms
-    if game.phase is Phase.SPENDING:
-        return min(_exhaustion_times(game).values(), default=None)
+    if game.phase in (Phase.FREE, Phase.SPENDING):
+        if not game.current.holders():
+            # Nobody holds (any more): the round ends once the entry has closed.
+            close = entry_close(game)
+            return min(game.phase_end_ms, close) if game.phase is Phase.FREE else close
+        if game.phase is Phase.FREE:
+            return game.phase_end_ms
+        return min(_exhaustion_times(game).values())
     return None
+
+
+def entry_close(game: Game) -> int:
+    """The moment the current round's entry closes: go plus the grace. Until
+    then no press can be ruled out, so the round does not end."""
+    return game.current.go_ms + game.grace_ms
 
 
 def _advance(game: Game, now: int, events: list) -> None:
@@ -198,14 +91,16 @@ def _advance(game: Game, now: int, events: list) -> None:
     while (due := next_deadline(game)) is not None and due <= now:
         if game.phase is Phase.COUNTDOWN:
             _go(game, due, events)
-        elif game.phase is Phase.FREE:
+        elif game.phase is Phase.FREE and due == game.phase_end_ms:
             _set_phase(game, Phase.SPENDING, None, due, events)
+        elif game.phase is Phase.FREE:
+            _end_round(game, due, events)      # nobody holds, and the entry has closed
         elif game.phase is Phase.SPENDING:
             for pid, at in _exhaustion_times(game).items():
                 if at == due:
                     game.current.holds[pid].release_ms = at
                     events.append(Released(pid, "bank_empty", at))
-            if not game.current.holders():
+            if not game.current.holders() and due >= entry_close(game):
                 _end_round(game, due, events)
         else:
             _next_round_or_end(game, due, events)
@@ -231,7 +126,9 @@ def _start_round(game: Game, at: int, events: list) -> None:
 
 
 def _go(game: Game, at: int, events: list) -> None:
-    if not game.current.holders():
+    # With a grace, go looks the same whether or not anyone holds: an empty
+    # round is only called once the grace has passed (next_deadline).
+    if not game.current.holders() and at >= entry_close(game):
         _end_round(game, at, events)
     elif game.settings.free_ms:
         _set_phase(game, Phase.FREE, game.current.spend_ms, at, events)
@@ -282,79 +179,6 @@ def _next_round_or_end(game: Game, at: int, events: list) -> None:
 # -- handlers: each validates, then changes the (already copied) game ------
 
 
-def _require_host(game: Game, by: str) -> None:
-    if game.host is None or by != game.host:
-        raise NotAllowed("only the host can do that")
-
-
-def _require_lobby(game: Game) -> None:
-    if game.phase is not Phase.LOBBY:
-        raise WrongPhase("the game has already started")
-
-
-def _new_id(game: Game, prefix: str) -> str:
-    game.seq += 1
-    return f"{prefix}{game.seq}"
-
-
-def _clean_name(name) -> str:
-    if not isinstance(name, str) or not name.strip():
-        raise RuleError("a name is needed")
-    name = " ".join(name.split())
-    if len(name) > NAME_MAX:
-        raise RuleError(f"a name has at most {NAME_MAX} characters")
-    return name
-
-
-def _seat(game: Game, player: Player, events: list) -> None:
-    if len(game.players) >= game.settings.max_players:
-        raise RoomFull("the room is full")
-    game.players.append(player)
-    events.append(Joined(player.id))
-
-
-def _join(game: Game, action: Join, now: int, events: list) -> None:
-    name = _clean_name(action.name)
-    _require_lobby(game)
-    player = Player(_new_id(game, "p"), name)
-    _seat(game, player, events)
-    if game.host is None:
-        game.host = player.id
-
-
-def _add_bot(game: Game, action: AddBot, now: int, events: list) -> None:
-    _require_host(game, action.by)
-    _require_lobby(game)
-    if action.difficulty not in DIFFICULTIES:
-        raise RuleError(f"difficulty must be one of {', '.join(DIFFICULTIES)}")
-    count = sum(p.bot for p in game.players)
-    taken = {p.name for p in game.players}
-    name = next((n for n in BOT_NAMES if n not in taken), f"Bot {count + 1}")
-    bot = Player(_new_id(game, "b"), name, bot=True, difficulty=action.difficulty,
-                 style=BOT_STYLES[count % len(BOT_STYLES)])
-    _seat(game, bot, events)
-
-
-def _remove_bot(game: Game, action: RemoveBot, now: int, events: list) -> None:
-    _require_host(game, action.by)
-    _require_lobby(game)
-    bots = [p for p in game.players if p.bot and action.player in (None, p.id)]
-    if not bots:
-        raise RuleError("no such AI player")
-    game.players.remove(bots[-1])
-
-
-def _kick(game: Game, action: Kick, now: int, events: list) -> None:
-    _require_host(game, action.by)
-    _require_lobby(game)
-    target = game.player(action.player)
-    if target is None:
-        raise RuleError("no such player")
-    if target.id == action.by:
-        raise RuleError("the host cannot kick themselves; leave instead")
-    game.players.remove(target)
-
-
 def _leave(game: Game, action: Leave, now: int, events: list) -> None:
     player = game.player(action.player)
     if player is None or player.left:
@@ -371,25 +195,9 @@ def _leave(game: Game, action: Leave, now: int, events: list) -> None:
         game.host = next((p.id for p in game.players if not p.bot and not p.left), None)
 
 
-def _change_settings(game: Game, action: ChangeSettings, now: int, events: list) -> None:
-    _require_host(game, action.by)
-    _require_lobby(game)
-    changes = dict(action.changes)
-    base = game.settings
-    if "preset" in changes:
-        preset = changes.pop("preset")
-        if not isinstance(preset, str) or preset not in PRESETS:
-            raise InvalidSettings(f"preset must be one of {', '.join(PRESETS)}")
-        base = PRESETS[preset]
-    settings = base.changed(changes)
-    if len(game.players) > settings.max_players:
-        raise InvalidSettings(f"{len(game.players)} players are seated; max_players is too low")
-    game.settings = settings
-
-
 def _start(game: Game, action: Start, now: int, events: list) -> None:
-    _require_host(game, action.by)
-    _require_lobby(game)
+    lobby.require_host(game, action.by)
+    lobby.require_lobby(game)
     s = game.settings
     if not s.min_players <= len(game.players) <= s.max_players:
         raise WrongPhase(f"this game needs {s.min_players}–{s.max_players} players")
@@ -436,8 +244,9 @@ def _release(game: Game, pid: str, at: int, now: int, events: list, reason: str 
     hold.release_ms = at
     if reason:
         events.append(Released(pid, reason, at))
-    if not rnd.holders() and game.phase is not Phase.COUNTDOWN:
-        _end_round(game, max(at, now), events)
+    end = max(at, now)
+    if not rnd.holders() and game.phase is not Phase.COUNTDOWN and end >= entry_close(game):
+        _end_round(game, end, events)
 
 
 def _release_action(game: Game, action: Release, now: int, events: list) -> None:
@@ -456,13 +265,14 @@ def _tick(game: Game, action: Tick, now: int, events: list) -> None:
 
 
 _HANDLERS = {
-    Join: _join,
+    Join: lobby.join,
     Leave: _leave,
-    Kick: _kick,
-    AddBot: _add_bot,
-    RemoveBot: _remove_bot,
-    ChangeSettings: _change_settings,
+    Kick: lobby.kick,
+    AddBot: lobby.add_bot,
+    RemoveBot: lobby.remove_bot,
+    ChangeSettings: lobby.change_settings,
     Start: _start,
+    Rematch: lobby.rematch,
     Press: _press,
     Release: _release_action,
     Tick: _tick,

@@ -87,6 +87,11 @@ class Game:
     current: Round | None = None
     history: list[RoundResult] = field(default_factory=list)
     seq: int = 0
+    # How long after go a press may still arrive and count (the server's entry
+    # grace for slow links). Until it has passed, nothing about the round's
+    # fate shows: an empty round ends only then. 0: an empty go ends it at once.
+    grace_ms: int = 0
+    rematch: str | None = None      # the room the table moved on to, once the host opened it
 
     def player(self, pid: str) -> Player | None:
         return next((p for p in self.players if p.id == pid), None)
@@ -125,6 +130,8 @@ def to_dict(game: Game) -> dict:
         "history": [{"round": r.round, "bids": r.bids, "winners": list(r.winners), "tie": r.tie}
                     for r in game.history],
         "seq": game.seq,
+        "grace_ms": game.grace_ms,
+        "rematch": game.rematch,
     }
 
 
@@ -146,4 +153,6 @@ def from_dict(data: dict) -> Game:
         history=[RoundResult(r["round"], r["bids"], tuple(r["winners"]), r["tie"])
                  for r in data["history"]],
         seq=data["seq"],
+        grace_ms=data.get("grace_ms", 0),
+        rematch=data.get("rematch"),    # records saved before rematches existed have none
     )

@@ -27,6 +27,8 @@ import zlib
 
 import redis
 from redis.cluster import RedisCluster
+
+from . import store_scripts as scripts
 from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
 
 PREFIX = "ta:"
@@ -38,6 +40,7 @@ LOBBY_TTL_S = 2 * 3600
 PLAYING_TTL_S = 6 * 3600
 ENDED_TTL_S = 25 * 3600        # finished games stay readable for at least a day
 CODE_COOLDOWN_S = 3600          # a freed code rests this long before reuse
+GAMES_KEPT = 20                 # a device's "your games" list: the newest this many
 
 
 class NoSuchRoom(LookupError):
@@ -100,84 +103,29 @@ def rtt_key(code: str, pid: str) -> str:
     return f"{_room(code)}rtt:{code}:{pid}"
 
 
-def shown_key(code: str, rnd: int, pid: str) -> str:
-    return f"{_room(code)}shown:{code}:{rnd}:{pid}"
-
-
 def deadlines_key(k: int) -> str:
     return f"{PREFIX}{{{TAGS[k]}}}:deadlines"
 
 
-def rate_key(who: str) -> str:
-    """Not a room's: counted wherever its own slot lies."""
-    return f"{PREFIX}rate:{who}"
+def games_key(digest: str) -> str:
+    """A device's finished games: a device's, not a room's, so in a slot of its own."""
+    return f"{PREFIX}games:{digest}"
+
+
+def lease_key(key: str) -> str:
+    """Connection leases (web/limits.py), per address or device: slots of their own."""
+    return PREFIX + key
 
 
 # Game time is this key's node's clock, the same for every worker of a cluster.
 CLOCK_KEY = f"{PREFIX}{{clock}}"
 
-
-_CREATE = """
-if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'state', ARGV[1], 'v', 1)
-redis.call('EXPIRE', KEYS[1], ARGV[2])
-redis.call('SET', KEYS[2], '1', 'EX', ARGV[3])
-return 1
-"""
-
-_SAVE = """
-local v = redis.call('HGET', KEYS[1], 'v')
-if not v or v ~= ARGV[1] then return 0 end
-local nv = tonumber(v) + 1
-redis.call('HSET', KEYS[1], 'state', ARGV[2], 'v', nv)
-redis.call('EXPIRE', KEYS[1], ARGV[3])
-redis.call('SET', KEYS[2], '1', 'EX', ARGV[4])
-if ARGV[5] == '' then
-  redis.call('ZREM', KEYS[3], ARGV[6])
-else
-  redis.call('ZADD', KEYS[3], ARGV[5], ARGV[6])
-end
-redis.call(ARGV[8], ARGV[7], nv .. '\\n' .. ARGV[2])
-return nv
-"""
-
-# Claim due deadlines by pushing them a lease into the future: the claimer
-# replaces it with the room's real next deadline when it saves; if the
-# claimer dies first, the lease runs out and another worker claims it.
-_CLAIM = """
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
-for _, code in ipairs(due) do redis.call('ZADD', KEYS[1], ARGV[2], code) end
-return due
-"""
-
-
-# The one-socket-per-seat claim doubles as the holder's heartbeat: its value
-# is "<owner> <last alive ms>", kept a while after the socket ends ("-" as
-# owner) so another worker can still read the last-alive moment.
-_TAKE_SLOT = """
-local cur = redis.call('GET', KEYS[1])
-if cur then
-  local owner, ms = string.match(cur, '(%S+) (%d+)')
-  if owner ~= '-' and tonumber(ARGV[2]) - tonumber(ms) < tonumber(ARGV[3]) then return 0 end
-end
-redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. ARGV[2], 'PX', ARGV[4])
-return 1
-"""
-
-_BEAT = """
-local cur = redis.call('GET', KEYS[1])
-if not cur or string.match(cur, '(%S+) ') ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[2] .. ' ' .. ARGV[3], 'PX', ARGV[4])
-return 1
-"""
-
+# A hold slot is kept a while after its socket ends, so its last-alive moment can be read.
 SLOT_KEEP_MS = 60_000
 
-# A seat's round trips outlive any one round; a round's "spending shown" mark
-# is needed only until its holds are charged.
+# A seat's round trips outlive any one round.
 RTT_KEEP = 32
 RTT_TTL_S = 6 * 3600
-SHOWN_TTL_S = 3600
 
 
 class Store:
@@ -188,11 +136,12 @@ class Store:
         self.cluster = isinstance(client, RedisCluster)
         # Sharded pub/sub keeps a room's messages on its own node (Redis 7).
         self.publish = "SPUBLISH" if self.cluster else "PUBLISH"
-        self._create = client.register_script(_CREATE)
-        self._save = client.register_script(_SAVE)
-        self._claim = client.register_script(_CLAIM)
-        self._take_slot = client.register_script(_TAKE_SLOT)
-        self._beat = client.register_script(_BEAT)
+        self._create = client.register_script(scripts.CREATE)
+        self._save = client.register_script(scripts.SAVE)
+        self._claim = client.register_script(scripts.CLAIM)
+        self._take_slot = client.register_script(scripts.TAKE_SLOT)
+        self._beat = client.register_script(scripts.BEAT)
+        self._lease = client.register_script(scripts.LEASE)
 
     def time(self) -> tuple[int, int]:
         """The store's clock: TIME of the one node every worker asks alike."""
@@ -229,6 +178,31 @@ class Store:
             pipe.zrange(deadlines_key(k), 0, 0, withscores=True)
         return [int(first[0][1]) if first else None for first in pipe.execute()]
 
+    def drop(self, code: str) -> None:
+        """Delete a room nobody has seen (a rematch that lost a race); its code
+        stays reserved for the usual cool-down."""
+        self.redis.delete(room_key(code))
+
+    # -- each device's finished games, under its token's digest (never the token) --
+
+    def remember_game(self, digests: list[str], code: str, ended_ms: int) -> None:
+        """Add a finished game to each device's list; the list lives as long as
+        its newest game's room (ENDED_TTL_S)."""
+        pipe = self.redis.pipeline()
+        for d in digests:
+            key = games_key(d)
+            pipe.zadd(key, {code: ended_ms})
+            pipe.zremrangebyrank(key, 0, -GAMES_KEPT - 1)
+            pipe.expire(key, ENDED_TTL_S)
+        pipe.execute()
+
+    def recent_games(self, digest: str, now_ms: int) -> list[tuple[str, int]]:
+        """(code, ended ms) of the device's games that ended within ENDED_TTL_S, newest first."""
+        since = now_ms - ENDED_TTL_S * 1000
+        rows = self.redis.zrevrangebyscore(games_key(digest), "+inf", since,
+                                           withscores=True)
+        return [(code.decode(), int(ms)) for code, ms in rows]
+
     def claim_due(self, k: int, now_ms: int, lease_ms: int, most: int) -> list[str]:
         """Up to ``most`` rooms of shard ``k`` whose deadlines have come, leased to
         the caller, earliest first."""
@@ -259,14 +233,19 @@ class Store:
                 out.append((owner, int(ms)))
         return out
 
-    def over_limit(self, who: str, limit: int, window_s: int) -> bool:
-        """Count one request for ``who``; True once more than ``limit`` in the window."""
-        key = rate_key(who)
+    def take_lease(self, key: str, member: str, cap: int, now_ms: int, ttl_ms: int) -> bool:
+        """One of at most ``cap`` live leases under ``key`` (expired ones drop out)."""
+        return bool(self._lease(keys=[lease_key(key)], args=[now_ms, cap, now_ms + ttl_ms, member,
+                                                           ttl_ms]))
+
+    def renew_lease(self, key: str, member: str, now_ms: int, ttl_ms: int) -> None:
         pipe = self.redis.pipeline()
-        pipe.set(key, 0, ex=window_s, nx=True)   # the window starts with the first request
-        pipe.incr(key)
-        _, count = pipe.execute()
-        return count > limit
+        pipe.zadd(lease_key(key), {member: now_ms + ttl_ms}, xx=True)
+        pipe.pexpire(lease_key(key), ttl_ms)
+        pipe.execute()
+
+    def drop_lease(self, key: str, member: str) -> None:
+        self.redis.zrem(lease_key(key), member)
 
     # -- fairness: what the hold socket measures, kept between its sockets --
 
@@ -285,10 +264,3 @@ class Store:
         """The seat's recent round trips, newest first."""
         return [int(s) for s in self.redis.lrange(rtt_key(code, pid), 0, RTT_KEEP - 1)]
 
-    def mark_spending_shown(self, code: str, rnd: int, pid: str, at_ms: int) -> None:
-        """Record when this seat was first sent the view of round ``rnd``'s spending."""
-        self.redis.set(shown_key(code, rnd, pid), at_ms, nx=True, ex=SHOWN_TTL_S)
-
-    def spending_shown(self, code: str, rnd: int, pid: str) -> int | None:
-        value = self.redis.get(shown_key(code, rnd, pid))
-        return None if value is None else int(value)

@@ -35,6 +35,7 @@ def view_for(game: Game, player_id: str | None, now_ms: int) -> dict:
         "players": [_public(game, p) for p in game.players],
         "history": [_round(game, r, me.id if me else None) for r in game.history],
         "final": _final(game) if game.phase is Phase.ENDED else None,
+        "rematch": game.rematch,
     }
 
 
@@ -72,16 +73,24 @@ def _top_bid(result: RoundResult) -> int | None:
     return max((b for b in result.bids.values() if b is not None), default=None)
 
 
+def _tenths(ms: int | None) -> int | None:
+    return None if ms is None else ms - ms % 100
+
+
 def _round(game: Game, result: RoundResult, me: str | None) -> dict:
     reveal = game.settings.reveal
+    # Where the room hides your bank, bids go out as the page shows them (to the
+    # tenth), or millisecond bids would let you recount the bank exactly.
+    shown = _tenths if game.settings.own_bank == "hidden" and game.phase is not Phase.ENDED \
+        else (lambda ms: ms)
     return {
         "round": result.round,
         "winner": result.winners[0] if len(result.winners) == 1 else None,
         "winners": list(result.winners),
         "tie": result.tie,
-        "my_bid_ms": result.bids.get(me) if me else None,
-        "winning_bid_ms": _top_bid(result) if reveal != "winner" else None,
-        "bids": dict(result.bids) if reveal == "all_bids" else None,
+        "my_bid_ms": shown(result.bids.get(me)) if me else None,
+        "winning_bid_ms": shown(_top_bid(result)) if reveal != "winner" else None,
+        "bids": {p: shown(b) for p, b in result.bids.items()} if reveal == "all_bids" else None,
     }
 
 

@@ -146,8 +146,8 @@ class Player:
         self._holds.append(hold)
         return hold
 
-    def raw_press(self) -> RawHold:
-        hold = RawHold(self)
+    def raw_press(self, **behaviour) -> RawHold:
+        hold = RawHold(self, **behaviour)
         self._holds.append(hold)
         return hold
 
@@ -216,9 +216,13 @@ class Hold:
 
 class RawHold:
     """A hold over a bare socket that answers pings until told to fall silent:
-    a phone that loses its signal mid-hold without closing anything."""
+    a phone that loses its signal mid-hold without closing anything.
 
-    def __init__(self, player: Player):
+    ``answering=False`` never answers a ping; ``forge_every`` (s) sends pongs
+    nobody asked for, with made-up payloads: a dishonest client's attempts to
+    look alive, or near, without answering the server."""
+
+    def __init__(self, player: Player, answering: bool = True, forge_every: float | None = None):
         url = urlparse(player.base)
         self.sock = socket.create_connection((url.hostname, url.port), timeout=10)
         key = base64.b64encode(os.urandom(16)).decode()
@@ -231,13 +235,16 @@ class RawHold:
             buf += self.sock.recv(4096)
         head, _, self._buf = buf.partition(b"\r\n\r\n")
         assert b" 101 " in head.split(b"\r\n")[0], head
-        self.answering = True
+        self.answering = answering
+        self.closed = threading.Event()
+        if forge_every:
+            threading.Thread(target=self._forge, args=(forge_every,), daemon=True).start()
         self.messages: list[dict] = []
         self.last_pong: float | None = None
         self._got = threading.Condition()
         threading.Thread(target=self._read, daemon=True).start()
         with self._got:
-            self._got.wait_for(lambda: self.messages, 10)
+            self._got.wait_for(lambda: self.messages or self.closed.is_set(), 10)
         self.first = self.messages[0] if self.messages else None
 
     def _frame(self) -> tuple[int, bytes]:
@@ -255,14 +262,26 @@ class RawHold:
                 raise EOFError
             self._buf += chunk
 
+    def _send(self, opcode: int, payload: bytes) -> None:
+        """One masked frame from the client (payloads under 126 bytes)."""
+        mask = os.urandom(4)
+        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+        self.sock.sendall(bytes([0x80 | opcode, 0x80 | len(payload)]) + mask + masked)
+
+    def _forge(self, every: float) -> None:
+        while not self.closed.is_set():
+            try:
+                self._send(0xA, os.urandom(8))
+            except OSError:
+                return
+            time.sleep(every)
+
     def _read(self) -> None:
         try:
             while True:
                 opcode, payload = self._frame()
                 if opcode == 0x9 and self.answering:        # ping -> masked pong
-                    mask = os.urandom(4)
-                    masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-                    self.sock.sendall(bytes([0x8A, 0x80 | len(payload)]) + mask + masked)
+                    self._send(0xA, payload)
                     self.last_pong = time.monotonic()
                 elif opcode == 0x1:
                     with self._got:
@@ -272,8 +291,21 @@ class RawHold:
                     return
         except (EOFError, OSError):
             return
+        finally:
+            self.closed.set()
+            with self._got:
+                self._got.notify_all()
+
+    def release(self) -> None:
+        """Let go as a browser does: the release message, then a close frame."""
+        try:
+            self._send(0x1, json.dumps({"type": "release"}).encode())
+            self._send(0x8, b"\x03\xe8")
+        except OSError:
+            pass
 
     def close(self) -> None:
+        self.closed.set()
         self.sock.close()
 
     def fall_silent(self) -> float:

@@ -84,6 +84,9 @@ class AppServer:
         self.instance = tempfile.TemporaryDirectory(prefix="ta-instance-")
         full_env = {**os.environ, "PORT": str(self.port), "REDIS_URL": redis_url or "",
                     "INSTANCE_PATH": self.instance.name, "SECRET_KEY": "test-secret",
+                    # Every test device shares one loopback address: raise the abuse
+                    # limits (tests of the limits pass 1).
+                    "TA_RATE_LIMIT_SCALE": "100",
                     **(env or {})}
         if workers:
             cmd = [sys.executable, "-m", "gunicorn", "-k", "gevent", "-w", str(workers),

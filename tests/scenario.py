@@ -39,13 +39,14 @@ def game(
     left=(),
     bots=(),
     code: str = "ABCD",
+    grace: int = 0,
 ) -> Game:
     """A literal game state.
 
     ``players`` are ids (or Player literals); ``banks``/``tokens`` map ids to
     values (a missing bank is the full bank once started); ``holds`` maps ids
     to a press time or a ``(press, release)`` pair; ``history`` is a list of
-    ``(bids, winners)`` or RoundResult literals.
+    ``(bids, winners)`` or RoundResult literals; ``grace`` is the entry grace.
     """
     phase = Phase(phase)
     banks = banks or {}
@@ -86,6 +87,7 @@ def game(
         current=current,
         history=results,
         seq=len(seats),
+        grace_ms=grace,
     )
 
 

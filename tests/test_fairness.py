@@ -24,7 +24,9 @@ from auction.store import Store
 from client import Hold, Player
 from proxy import Proxy
 
-SETTINGS = {"ready_ms": 2000, "result_ms": 2000, "reveal": "all_bids"}   # stake: no free window
+# Stake: no free window. Banks shown, so bids are sent to the millisecond (a
+# hidden bank sends them to the tenth the page shows).
+SETTINGS = {"ready_ms": 2000, "result_ms": 2000, "reveal": "all_bids", "own_bank": "shown"}
 H = 1000
 CAP = 300           # HOLD_COMP_CAP_MS's default, which the `server` fixture runs with
 
@@ -282,3 +284,28 @@ def test_the_kernel_round_trip_is_read_where_the_server_terminates_tcp():
                 client.recv(1)
                 assert 0 <= kernel_rtt_ms(server_side) < 50     # loopback
     assert kernel_rtt_ms(object()) is None
+
+
+def test_faking_a_slow_link_buys_an_entry_at_most_two_caps_after_go(table):
+    """A client that answers pings 600 ms late is measured far away, so a late
+    press is dated back by two capped round trips: it may enter up to 600 ms after
+    go -- and no later. That is all it buys: until the entry closes, nothing it
+    can see depends on anyone's press (test_attacks.py)."""
+    honest, cheat = table(3, (20, 10), (20, 10))
+    # Round 1: the cheat holds a while, so the server measures its "round trip".
+    run_all(lambda: let_go_after(honest, press_soon(honest, 1), 1, 300),
+            lambda: let_go_after(cheat, press_soon(cheat, 1, SlowAnswers), 1, 2_500))
+
+    def press_after_go(rnd: int, late_s: float) -> dict:
+        time.sleep(max(0.0, screen_go(cheat, rnd) + late_s - time.monotonic()))
+        hold = Hold(cheat.open_hold())
+        if hold.accepted:
+            let_go_after(cheat, hold, rnd, 200)
+        return hold.first
+
+    first = run_all(lambda: let_go_after(honest, press_soon(honest, 2), 2, 300),
+                    lambda: press_after_go(2, 0.45))[1]
+    assert first == {"type": "in"}                       # 450 ms late, inside 2 x 300
+    first = run_all(lambda: let_go_after(honest, press_soon(honest, 3), 3, 300),
+                    lambda: press_after_go(3, 0.75))[1]
+    assert first == {"type": "refused", "reason": "too_late"}   # 750 ms late: out

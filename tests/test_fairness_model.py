@@ -64,7 +64,23 @@ def test_a_press_after_go_gets_a_grace_of_two_round_trips_capped():
     assert fairness.press_moment(go + 150, go, 100, CAP) == go - 50       # in
     assert fairness.press_moment(go + 250, go, 100, CAP) == go + 50       # still after go
     assert fairness.entry_grace(1_000, CAP) == 2 * CAP                    # a slow answerer
-    assert fairness.entry_grace(None, CAP) == 2 * CAP                     # unknown: the cap
+
+
+def test_a_socket_that_answered_no_ping_earns_no_grace():
+    assert fairness.entry_grace(None, CAP) == 0
+    assert fairness.press_moment(10_050, 10_000, None, CAP) == 10_050     # too late
+
+
+def test_over_tls_the_grace_is_three_round_trips():
+    assert fairness.entry_grace(100, CAP, tls=True) == 300
+    assert fairness.entry_grace(1_000, CAP, tls=True) == 3 * CAP
+    assert fairness.press_moment(10_250, 10_000, 100, CAP, tls=True) == 9_950   # in
+    assert fairness.longest_entry_wait(CAP, tls=True) == 3 * CAP + 2 * CAP
+
+
+def test_the_longest_wait_for_a_press_on_its_way():
+    assert fairness.longest_entry_wait(CAP) == 2 * CAP + 2 * CAP          # grace + one ping
+    assert fairness.longest_entry_wait(0) == 0
 
 
 def test_what_a_client_that_delays_its_answers_can_gain():
@@ -73,3 +89,4 @@ def test_what_a_client_that_delays_its_answers_can_gain():
     for fake in (0, 100, 300, 600, 10_000):
         assert fairness.compensation(fake, CAP, 0, 10) <= CAP + 10
         assert fairness.entry_grace(fake, CAP) <= fairness.GRACE_RTTS * CAP
+        assert fairness.entry_grace(fake, CAP, tls=True) <= fairness.TLS_GRACE_RTTS * CAP

@@ -82,7 +82,7 @@ def test_press_after_go_is_refused(pair):
 
 def test_vanished_client_is_released_at_its_last_alive_moment_within_a_second(pair):
     ann, bob = pair
-    start(ann)
+    start(ann, own_bank="shown")    # bids to the millisecond
     bob_hold = bob.press()
     raw = ann.raw_press()
     assert raw.first["type"] == "in"

@@ -47,6 +47,7 @@ from auction.rules import (
     Start,
     Tick,
     apply,
+    entry_close,
     new_game,
     next_deadline,
     to_dict,
@@ -114,9 +115,10 @@ class RoomMachine(RuleBasedStateMachine):
 
     @initialize(preset=st.sampled_from(sorted(PRESETS)), changes=SETTINGS,
                 humans=st.integers(1, 4), bots=st.integers(0, 4),
-                start=st.sampled_from([True, True, True, False]))
-    def open_room(self, preset, changes, humans, bots, start):
-        self.game = new_game("TEST", preset)
+                start=st.sampled_from([True, True, True, False]),
+                grace=st.sampled_from([0, 0, 900]))
+    def open_room(self, preset, changes, humans, bots, start, grace):
+        self.game = new_game("TEST", preset, grace_ms=grace)
         for i in range(humans):
             self.act(Join(f"Player {i}"))
         self.act(ChangeSettings("p1", {k: str(v) for k, v in changes.items()}))
@@ -294,6 +296,21 @@ class RoomMachine(RuleBasedStateMachine):
             if g.phase not in (Phase.LOBBY, Phase.ENDED):  # nothing is hidden there
                 for twin in hidden_twins(g, viewer):
                     assert view_for(twin, viewer, self.now) == view
+
+    @invariant()
+    def nothing_shows_before_the_entry_closes(self):
+        """Until go plus the grace, every view is the same whoever else holds --
+        even as time passes: an empty round is not called before then."""
+        g, _ = apply(self.game, Tick(), self.now)
+        if g.current is None or g.phase is Phase.COUNTDOWN or self.now >= entry_close(g):
+            return
+        if self.game.current is None or self.game.current.number != g.current.number:
+            return      # twins of an earlier round: who held then may show by now
+        for viewer in [p.id for p in g.players] + [None]:
+            view = view_for(g, viewer, self.now)
+            for twin in hidden_twins(self.game, viewer):
+                later, _ = apply(twin, Tick(), self.now)
+                assert view_for(later, viewer, self.now) == view, viewer
 
     @invariant()
     def skipping_a_press_or_release_changes_no_one_elses_view(self):

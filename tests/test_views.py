@@ -46,7 +46,7 @@ def after_round(**changes):
 def test_view_has_the_protocol_fields():
     view = view_for(after_round(), "p1", 16_000)
     assert set(view) == {"code", "phase", "round", "rounds", "deadline_ms", "settings", "me",
-                         "players", "history", "final"}
+                         "players", "history", "final", "rematch"}
 
 
 def test_view_settings_have_the_protocol_names():
@@ -218,6 +218,37 @@ def test_own_bank_hidden_in_the_lobby_and_the_result():
 
 def test_own_bank_hidden_becomes_visible_at_the_end():
     assert view_for(finished(own_bank="hidden"), "p1", 0)["me"]["bank_ms"] == 594_000
+
+
+def margin_round(**changes):
+    """Round 1 of a margin game: millisecond bids, p2 won by 40 ms."""
+    return game(
+        "result", result_end=20_000, tokens={"p2": 1},
+        settings=settings("stake", tie_margin_ms=10, **changes),
+        history=[RoundResult(1, {"p1": 4_321, "p2": 4_361, "p3": None}, ("p2",), False)],
+    )
+
+
+def test_with_the_own_bank_hidden_bids_go_out_to_the_tenth_the_page_shows():
+    view = view_for(margin_round(own_bank="hidden", reveal="all_bids"), "p1", 16_000)
+    (entry,) = view["history"]
+    assert entry["my_bid_ms"] == 4_300 and entry["winning_bid_ms"] == 4_300
+    assert entry["bids"] == {"p1": 4_300, "p2": 4_300, "p3": None}
+    assert "4321" not in dump(view) and "4361" not in dump(view)
+
+
+def test_with_the_own_bank_shown_bids_keep_their_milliseconds():
+    view = view_for(margin_round(own_bank="shown", reveal="winning_bid"), "p1", 16_000)
+    (entry,) = view["history"]
+    assert (entry["my_bid_ms"], entry["winning_bid_ms"]) == (4_321, 4_361)
+
+
+def test_at_the_end_every_bid_shows_to_the_millisecond():
+    g = margin_round(own_bank="hidden", reveal="winner")
+    g.phase, g.phase_end_ms = Phase.ENDED, None
+    view = view_for(g, "p1", 0)
+    assert view["history"][0]["my_bid_ms"] == 4_321
+    assert view["final"]["bids"][0]["bids"]["p2"] == 4_361
 
 
 # -- reveal: winner, winning bid, every bid ----------------------------------------------------

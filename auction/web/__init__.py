@@ -1,29 +1,29 @@
 """The web layer: blueprints plus what every request shares.
 
-Identity is a device token in an HttpOnly cookie; form posts carry a token
-derived from it (HMAC with the app's secret) against cross-site requests;
-JSON posts need none, since no foreign page can send them without a CORS
-grant; any post whose Origin names another site is refused.
+Identity is a device token the server signed, in an HttpOnly cookie
+(identity.py); form posts carry a token derived from it (HMAC with the app's
+secret) against cross-site requests; JSON posts need none, since no foreign
+page can send them without a CORS grant; any post or hold socket whose Origin
+names another site is refused. Rates and open connections are limited per
+address and per device (limits.py).
 """
 
 from __future__ import annotations
 
 import hmac
 import os
-import secrets
 
 from flask import Flask, current_app, g, request
+from flask_limiter.errors import RateLimitExceeded
 
 from .. import rules
 from ..rooms import Conflict
 from ..store import NoSuchRoom
-from . import actions, api, delivery, hold, outage, pages, room, stream
+from . import (actions, api, delivery, hold, identity, limits, outage, pages, results, room,
+               stream)
 from .common import csrf_token, services
 from .respond import error
 
-COOKIE = "ta_device"
-TOKEN_BYTES = 24            # 192 bits
-POSTS_PER_WINDOW = 60       # per device, per 10 s: far above any honest player
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "connect-src 'self'; manifest-src 'self'; worker-src 'self'; base-uri 'none'; "
        "form-action 'self'; frame-ancestors 'none'")
@@ -32,56 +32,93 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' 
 STATUS = [(rules.NotAllowed, 403), (rules.WrongPhase, 409), (rules.RoomFull, 404),
           (rules.RuleError, 400)]
 
+HOLD_ENDPOINT = "__flask_sock.hold"
 
-def register(app: Flask) -> None:
-    for blueprint in (pages.pages, room.bp, actions.bp, api.bp, stream.bp):
+
+def register(app: Flask, client) -> None:
+    for blueprint in (pages.pages, room.bp, actions.bp, api.bp, stream.bp, results.bp):
         app.register_blueprint(blueprint)
     hold.init(app)
+    # Identify first: the limits below key on the device.
     app.before_request(_identify)
+    limits.init(app, client)
     app.before_request(_guard_posts)
+    app.before_request(_guard_sockets)
+    app.teardown_request(_drop_hold_lease)
     app.after_request(_finish)
     app.context_processor(lambda: {"csrf_token": csrf_token()})
     app.register_error_handler(rules.RuleError, _rule_error)
-    app.register_error_handler(NoSuchRoom, lambda e: error(404, "no such room"))
+    app.register_error_handler(NoSuchRoom, _no_such_room)
     app.register_error_handler(Conflict, lambda e: error(409, str(e)))
+    app.register_error_handler(RateLimitExceeded, _too_many)
     outage.register(app)   # the store away: 503 + Retry-After, never a 500
     delivery.init(app)     # static files by WhiteNoise, pages compressed
 
 
 def _identify() -> None:
     g.arrived_ms = services().clock.now_ms()
-    token = request.cookies.get(COOKIE, "")
-    g.new_device = not (20 <= len(token) <= 64 and token.replace("-", "").replace("_", "").isalnum())
-    g.device_token = secrets.token_urlsafe(TOKEN_BYTES) if g.new_device else token
+    identity.identify()
 
 
 def _guard_posts():
     if request.method != "POST":
         return None
-    origin = request.headers.get("Origin")
-    if origin and origin != request.host_url.rstrip("/"):
+    if not identity.same_origin():
         return error(403, "cross-site request refused")
-    if services().store.over_limit(f"post:{g.device_token}", POSTS_PER_WINDOW, 10):
-        return error(429, "too many requests; slow down")
     if not request.is_json:
         sent = request.form.get("csrf_token", "")
-        if not hmac.compare_digest(sent, csrf_token()):
+        # Bytes: compare_digest refuses str with non-ASCII characters (a 500).
+        if not hmac.compare_digest(sent.encode(), csrf_token().encode()):
             return error(403, "the form is stale or foreign; reload the page")
     return None
 
 
+def _guard_sockets():
+    """A hold socket is refused before the upgrade if it comes from another site
+    or its address already holds as many as a full table could."""
+    if request.endpoint != HOLD_ENDPOINT:
+        return None
+    if not identity.same_origin():
+        return error(403, "cross-site request refused")
+    lease = limits.hold_lease()
+    if not lease.taken:
+        return error(429, "too many holds open from your address")
+    g.hold_lease = lease
+    return None
+
+
+def _drop_hold_lease(exc=None) -> None:
+    lease = g.pop("hold_lease", None)
+    if lease is not None:
+        lease.drop()
+
+
 def _finish(response):
-    if g.get("new_device"):
-        response.set_cookie(COOKIE, g.device_token, max_age=400 * 86400, httponly=True,
-                            samesite="Lax", secure=request.is_secure)
+    identity.issue(response)
     response.headers.setdefault("Content-Security-Policy", CSP)
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
     response.headers.setdefault("Referrer-Policy", "same-origin")
     if current_app.config["EXPOSE_WORKER"]:
         response.headers["X-Worker"] = str(os.getpid())
+        response.headers["X-Client-Address"] = identity.address()
     return response
 
 
 def _rule_error(exc: rules.RuleError):
     code = next(status for kind, status in STATUS if isinstance(exc, kind))
-    return error(code, "no such room" if code == 404 else str(exc))
+    if code == 404:
+        limits.missed_room()
+        return error(404, "no such room")
+    return error(code, str(exc))
+
+
+def _no_such_room(exc: NoSuchRoom):
+    limits.missed_room()
+    return error(404, "no such room")
+
+
+def _too_many(exc: RateLimitExceeded):
+    response = error(429, "too many requests; slow down")
+    response = current_app.make_response(response)
+    response.headers["Retry-After"] = str(limits.retry_after(exc))
+    return response

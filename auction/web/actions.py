@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from functools import partial
 
-from flask import Blueprint, g
+from flask import Blueprint, g, request
 
 from .. import rules
 from ..store import NoSuchRoom
 from ..views import view_for
 from .common import room_code, services
-from .respond import done, form
+from .respond import done, form, text
 
 bp = Blueprint("actions", __name__)
 
@@ -38,10 +38,10 @@ def _whole(value, name: str, low: int, high: int) -> int:
 def create_room():
     svc = services()
     data = form()
-    preset = data.get("preset", "auction")
+    preset = text(data, "preset", "auction")
     if preset not in rules.PRESETS:
         raise rules.InvalidSettings(f"preset must be one of {', '.join(rules.PRESETS)}")
-    code = svc.rooms.create(g.device_token, data.get("name", ""), preset)
+    code = svc.rooms.create(g.device_token, text(data, "name"), preset, tls=request.is_secure)
     return done({"code": code}, 201, to=f"/r/{code}")
 
 
@@ -51,8 +51,8 @@ def create_solo():
     svc = services()
     data = form()
     players = _whole(data.get("players", 5), "players", 4, 6)
-    difficulty = data.get("difficulty", "medium")
-    mode = data.get("mode", "full")
+    difficulty = text(data, "difficulty", "medium")
+    mode = text(data, "mode", "full")
     if difficulty not in rules.DIFFICULTIES:
         raise rules.RuleError(f"difficulty must be one of {', '.join(rules.DIFFICULTIES)}")
     if mode not in SOLO_MODES:
@@ -60,7 +60,8 @@ def create_solo():
     setup = [partial(rules.AddBot, difficulty=difficulty)] * (players - 1)
     if difficulty == "hard":
         setup.append(lambda host: rules.ChangeSettings(host, {"own_bank": "hidden"}))
-    code = svc.rooms.create(g.device_token, data.get("name", ""), SOLO_MODES[mode], setup)
+    code = svc.rooms.create(g.device_token, text(data, "name"), SOLO_MODES[mode], setup,
+                            tls=request.is_secure)
     return done({"code": code}, 201, to=f"/r/{code}")
 
 
@@ -68,7 +69,7 @@ def create_solo():
 def join(code):
     svc = services()
     code = room_code(code)
-    name = form().get("name", "")
+    name = text(form(), "name")
     try:
         outcome = svc.rooms.join(code, g.device_token, name)
     except rules.WrongPhase:
@@ -91,11 +92,13 @@ def seat_bots(code):
     svc = services()
     code = room_code(code)
     data = form()
-    kind = data.get("action")
+    kind = text(data, "action")
     if kind == "add":
-        make = lambda pid: rules.AddBot(pid, data.get("difficulty", "medium"))  # noqa: E731
+        difficulty = text(data, "difficulty", "medium")
+        make = lambda pid: rules.AddBot(pid, difficulty)  # noqa: E731
     elif kind == "remove":
-        make = lambda pid: rules.RemoveBot(pid, data.get("player") or None)  # noqa: E731
+        player = text(data, "player") or None
+        make = lambda pid: rules.RemoveBot(pid, player)  # noqa: E731
     else:
         raise rules.RuleError("action must be add or remove")
     return _view(svc.rooms.as_player(code, g.device_token, make), code)
@@ -105,9 +108,8 @@ def seat_bots(code):
 def kick(code):
     svc = services()
     code = room_code(code)
-    target = form().get("player", "")
-    outcome = svc.rooms.as_player(code, g.device_token, lambda pid: rules.Kick(pid, target))
-    return _view(outcome, code)
+    target = text(form(), "player")
+    return _view(svc.rooms.kick(code, g.device_token, target), code)
 
 
 @bp.post("/r/<code>/start")

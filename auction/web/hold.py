@@ -24,14 +24,16 @@ import struct
 import threading
 from collections import deque
 
-from flask import current_app, g
+from flask import current_app, g, request
 from flask_sock import Sock
 from simple_websocket import ConnectionClosed
 from wsproto.events import CloseConnection, Ping, Pong
+from wsproto.utilities import LocalProtocolError
 
 from .. import fairness, rules
 from ..rooms import hold_slot
 from ..store import UNAVAILABLE, NoSuchRoom
+from . import limits
 from .common import room_code, services
 
 sock = Sock()
@@ -61,10 +63,13 @@ class Tap:
     def events(self):
         for event in self._conn.events():
             now = self._clock.now_ms()
-            self.last_ms = now
             if isinstance(event, Pong):
+                # Only an answer to one of our own pings is a sign of life (and a
+                # round trip): a client cannot send it before the ping arrives, and
+                # pongs nobody asked for prove nothing.
                 sent = self.pings.pop(bytes(event.payload), None)
                 if sent is not None:
+                    self.last_ms = now
                     self.fresh.append(now - sent)
                     self.ponged.set()
             elif isinstance(event, CloseConnection):
@@ -92,6 +97,7 @@ class HoldSession:
         self.slot = None
         self.sid = secrets.token_hex(8)
         self.cap = current_app.config["HOLD_COMP_CAP_MS"]
+        self.tls = request.is_secure        # a socket over TLS took a round trip more
         self.round = None           # the round and spending start this hold is in
         self.spend_ms = None
         # Only a floor for holds too short for any ping answer: behind a proxy
@@ -111,6 +117,7 @@ class HoldSession:
         try:
             room, _ = self.svc.rooms.load(self.code)
         except NoSuchRoom:
+            limits.missed_room()
             return self.refuse("no_room")
         self.pid = room.seat_of(self.token)
         if self.pid is None:
@@ -140,18 +147,18 @@ class HoldSession:
         rnd = room.game.current
         at = self.pressed_ms
         if rnd is not None and at >= rnd.go_ms and self.cap > 0:
-            at = fairness.press_moment(at, rnd.go_ms, self._entry_rtt(), self.cap)
+            at = fairness.press_moment(at, rnd.go_ms, self._entry_rtt(), self.cap, self.tls)
         return self.svc.rooms.as_player(self.code, self.token, lambda pid: rules.Press(pid, at))
 
     def _entry_rtt(self) -> int | None:
         """The round trip for a press that came after go: the seat's estimate, or,
-        for a seat never measured, one ping on this socket, waiting at most the
-        cap (a slower answer could only be granted the cap anyway: None)."""
+        for a seat never measured, one ping on this socket, waiting at most two
+        caps. No answer in time: None, which earns no grace (fairness.entry_grace)."""
         rtt = self._measured_rtt()
         if rtt is None:
             self.tap.ponged.clear()
             self._ping(self.svc.clock.now_ms())
-            self.tap.ponged.wait(self.cap / 1000)
+            self.tap.ponged.wait(fairness.entry_ping_wait(self.cap) / 1000)
             rtt = self._measured_rtt()
         return rtt
 
@@ -217,8 +224,8 @@ class HoldSession:
         self.tap.pings[payload] = now
         try:
             self.ws.sock.send(self.tap.send(Ping(payload)))
-        except OSError:
-            pass
+        except (OSError, LocalProtocolError):
+            pass    # the connection is closing; the watch loop sees it and lets go
         self.svc.store.heartbeat(self.slot, self.sid, self.tap.last_ms)
         self._store_rtts()
 
@@ -250,13 +257,14 @@ class HoldSession:
     def _release(self, arrived_ms: int) -> None:
         """Let go at a moment the client's frames arrived (its release, its close, or
         its last sign of life), dated back by the player's latency."""
-        at_ms = arrived_ms
-        if self.cap > 0:
-            shown = self.svc.store.spending_shown(self.code, self.round, self.pid)
-            at_ms = fairness.release_moment(arrived_ms, self._rtt(), self.cap,
-                                            self.spend_ms, shown)
+        rtt = self._rtt() if self.cap > 0 else None
+
+        def moment(room) -> int:
+            # Dated from when the room showed everyone this round's spending.
+            shown = room.spending_shown(self.round)
+            return fairness.release_moment(arrived_ms, rtt, self.cap, self.spend_ms, shown)
         try:
-            self.svc.rooms.as_player(self.code, self.token, lambda pid: rules.Release(pid, at_ms))
+            self.svc.rooms.release(self.code, self.token, moment)
         except (rules.NotAllowed, NoSuchRoom):
             pass
 
@@ -282,6 +290,7 @@ def hold(ws, code):
     try:
         code = room_code(code)
     except NoSuchRoom:
+        limits.missed_room()
         ws.send(json.dumps({"type": "refused", "reason": "no_room"}))
         return
     session = HoldSession(ws, code, g.device_token, g.arrived_ms)

@@ -9,16 +9,11 @@ from flask import Blueprint, Response, redirect, request
 
 from . import render
 from .common import csrf_token
+from .results import recent_games
 
 pages = Blueprint("pages", __name__)
 
 _CODE = re.compile(r"[A-Za-z]{4}")
-
-
-def _csrf() -> str:
-    # The lead's helper lives in the web package; imported late to avoid a cycle.
-    from . import csrf_token
-    return csrf_token()
 
 
 def _html(name: str, **context) -> Response:
@@ -27,7 +22,7 @@ def _html(name: str, **context) -> Response:
 
 @pages.get("/")
 def home():
-    return _html("home.html", csrf_token=csrf_token())
+    return _html("home.html", csrf_token=csrf_token(), games=recent_games())
 
 
 @pages.get("/join")

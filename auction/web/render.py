@@ -18,6 +18,7 @@ import os
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
+from ..charts import charts as end_charts
 from .qr import qr_svg
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -143,7 +144,8 @@ def _env() -> Environment:
         lstrip_blocks=True,
     )
     env.filters.update(secs=secs, clock=clock, duration=duration, names=names)
-    env.globals.update(asset=asset, GAME_PHASES=GAME_PHASES, choices=choices, LABELS=LABELS)
+    env.globals.update(asset=asset, GAME_PHASES=GAME_PHASES, choices=choices, LABELS=LABELS,
+                       charts=end_charts)
     return env
 
 
@@ -186,6 +188,11 @@ def partials(view: dict, ctx: dict) -> dict[str, str]:
     data = _context(view, ctx)
     return {name: ENV.get_template(f"partials/{name}.html").render(data).strip()
             for name in PARTS}
+
+
+def page_of(name: str, view: dict, ctx: dict) -> str:
+    """Another page drawn from a view, with what the parts see (the results page)."""
+    return ENV.get_template(name).render({**_context(view, ctx), **ctx})
 
 
 def page(view: dict | None, ctx: dict) -> str:

@@ -35,3 +35,11 @@ def form() -> dict:
             raise RuleError("the body must be a JSON object")
         return data
     return request.form.to_dict()
+
+
+def text(data: dict, name: str, default: str = "") -> str:
+    """A field that must be a string (a JSON list or number where a word belongs is 400)."""
+    value = data.get(name, default)
+    if not isinstance(value, str):
+        raise RuleError(f"{name} must be text")
+    return value

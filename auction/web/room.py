@@ -6,7 +6,7 @@ from flask import Blueprint, g, request
 
 from ..store import NoSuchRoom
 from ..views import view_for
-from . import render
+from . import limits, render
 from .common import csrf_token, room_code, services
 
 bp = Blueprint("room", __name__)
@@ -25,6 +25,7 @@ def room_page(code):
         code = room_code(code)
         room, _ = svc.rooms.load(code)
     except NoSuchRoom:
+        limits.missed_room()
         return render.page(None, {"code": code.upper()[:8]}), 404
     view = view_for(room.game, room.seat_of(g.device_token), svc.clock.now_ms())
     return render.page(view, page_context(code))

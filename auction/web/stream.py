@@ -16,10 +16,10 @@ import time
 from flask import Blueprint, Response, g, request
 
 from ..rooms import Room
-from ..rules import Phase
 from ..views import view_for
-from . import render
+from . import limits, render
 from .common import room_code, services
+from .respond import error
 from .room import page_context
 
 bp = Blueprint("stream", __name__)
@@ -58,17 +58,6 @@ class _Renderer:
         return out
 
 
-def _spending_news(room: Room, started_ms: int) -> bool:
-    """Whether this send is the stream telling its player that spending began.
-
-    The hold socket compensates a release from that moment (docs/fairness.md).
-    Only a stream that was already open at the spending start counts: one that
-    (re)connects later would let a client choose how late it is told.
-    """
-    rnd = room.game.current
-    return room.game.phase is Phase.SPENDING and rnd is not None and started_ms <= rnd.spend_ms
-
-
 @bp.get("/r/<code>/events")
 def events(code):
     svc = services()
@@ -76,39 +65,36 @@ def events(code):
     token = g.device_token
     as_json = request.args.get("format") == "json"
     renderer = _Renderer(as_json, None if as_json else page_context(code))
+    lease = limits.stream_lease()
+    if not lease.taken:
+        return error(429, "too many streams open from your address")
     # Listen before loading, so no change can slip between the two.
     listener = svc.hub.listen(code)
-    started_ms = svc.clock.now_ms()
     try:
         room, version = svc.rooms.load(code)
     except Exception:
         listener.close()
+        lease.drop()
         raise
 
     def generate():
         nonlocal room, version
-        marked = None
         quiet_since = time.monotonic()
         try:
             yield "retry: 1000\n\n"
             while True:
-                pid = room.seat_of(token)
-                view = view_for(room.game, pid, svc.clock.now_ms())
+                view = view_for(room.game, room.seat_of(token), svc.clock.now_ms())
                 messages = renderer.messages(view)
-                sent_ms = svc.clock.now_ms()
                 if messages:
                     quiet_since = time.monotonic()
                 yield from messages
-                news = messages and pid and marked != view["round"]
-                if news and _spending_news(room, started_ms):
-                    marked = view["round"]
-                    svc.store.mark_spending_shown(code, marked, pid, sent_ms)
                 # Keep-alives follow only what this stream sent, never the hidden
                 # changes that woke it, or their rhythm would tell who holds.
                 left = quiet_since + KEEPALIVE_S - time.monotonic()
                 if left <= 0 or not listener.wait(left):
                     yield ": keep-alive\n\n"
                     quiet_since = time.monotonic()
+                    lease.renew()
                     room, version = svc.rooms.load(code)
                 elif listener.missed:
                     listener.missed = False
@@ -118,6 +104,7 @@ def events(code):
                     room = Room.from_record(record)
         finally:
             listener.close()
+            lease.drop()
 
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     return Response(generate(), mimetype="text/event-stream", headers=headers)

@@ -1,0 +1,125 @@
+"""The lobby's moves: taking and leaving seats, AI players, settings, the rematch.
+
+Standard library only; called by ``rules.apply`` with the game already
+copied. Each validates, then changes the game. Leaving and starting, which
+reach into a round, stay with the engine in ``rules.py``.
+"""
+
+from __future__ import annotations
+
+from .moves import (
+    AddBot, ChangeSettings, Join, Joined, Kick, NameTaken, NotAllowed, Rematch, RemoveBot,
+    RoomFull, WrongPhase)
+from .settings import PRESETS, InvalidSettings, RuleError
+from .state import Game, Phase, Player
+
+BOT_STYLES = ("aggressive", "patient", "random")
+DIFFICULTIES = ("easy", "medium", "hard")
+BOT_NAMES = ("Ada", "Boole", "Curie", "Dirac", "Euler", "Fermi", "Gauss", "Hopper")
+NAME_MAX = 24
+
+
+def require_host(game: Game, by: str) -> None:
+    if game.host is None or by != game.host:
+        raise NotAllowed("only the host can do that")
+
+
+def require_lobby(game: Game) -> None:
+    if game.phase is not Phase.LOBBY:
+        raise WrongPhase("the game has already started")
+
+
+def _new_id(game: Game, prefix: str) -> str:
+    game.seq += 1
+    return f"{prefix}{game.seq}"
+
+
+def _clean_name(name) -> str:
+    if not isinstance(name, str) or not name.strip():
+        raise RuleError("a name is needed")
+    name = " ".join(name.split())
+    if len(name) > NAME_MAX:
+        raise RuleError(f"a name has at most {NAME_MAX} characters")
+    return name
+
+
+def _require_seat(game: Game) -> None:
+    if len(game.players) >= game.settings.max_players:
+        raise RoomFull("the room is full")
+
+
+def _seat(game: Game, player: Player, events: list) -> None:
+    _require_seat(game)
+    game.players.append(player)
+    events.append(Joined(player.id))
+
+
+def join(game: Game, action: Join, now: int, events: list) -> None:
+    name = _clean_name(action.name)
+    require_lobby(game)
+    if any(p.name.casefold() == name.casefold() for p in game.players):
+        raise NameTaken(f"“{name}” is taken in this room; pick another name")
+    player = Player(_new_id(game, "p"), name)
+    _seat(game, player, events)
+    if game.host is None:
+        game.host = player.id
+
+
+def add_bot(game: Game, action: AddBot, now: int, events: list) -> None:
+    require_host(game, action.by)
+    require_lobby(game)
+    if action.difficulty not in DIFFICULTIES:
+        raise RuleError(f"difficulty must be one of {', '.join(DIFFICULTIES)}")
+    _require_seat(game)
+    count = sum(p.bot for p in game.players)
+    taken = {p.name.casefold() for p in game.players}
+    # Eight names for at most seven other seats: one is always free.
+    name = next(n for n in BOT_NAMES if n.casefold() not in taken)
+    bot = Player(_new_id(game, "b"), name, bot=True, difficulty=action.difficulty,
+                 style=BOT_STYLES[count % len(BOT_STYLES)])
+    _seat(game, bot, events)
+
+
+def remove_bot(game: Game, action: RemoveBot, now: int, events: list) -> None:
+    require_host(game, action.by)
+    require_lobby(game)
+    bots = [p for p in game.players if p.bot and action.player in (None, p.id)]
+    if not bots:
+        raise RuleError("no such AI player")
+    game.players.remove(bots[-1])
+
+
+def kick(game: Game, action: Kick, now: int, events: list) -> None:
+    require_host(game, action.by)
+    require_lobby(game)
+    target = game.player(action.player)
+    if target is None:
+        raise RuleError("no such player")
+    if target.id == action.by:
+        raise RuleError("the host cannot kick themselves; leave instead")
+    game.players.remove(target)
+
+
+def change_settings(game: Game, action: ChangeSettings, now: int, events: list) -> None:
+    require_host(game, action.by)
+    require_lobby(game)
+    changes = dict(action.changes)
+    base = game.settings
+    if "preset" in changes:
+        preset = changes.pop("preset")
+        if not isinstance(preset, str) or preset not in PRESETS:
+            raise InvalidSettings(f"preset must be one of {', '.join(PRESETS)}")
+        base = PRESETS[preset]
+    settings = base.changed(changes)
+    if len(game.players) > settings.max_players:
+        raise InvalidSettings(f"{len(game.players)} players are seated; max_players is too low")
+    game.settings = settings
+
+
+def rematch(game: Game, action: Rematch, now: int, events: list) -> None:
+    require_host(game, action.by)
+    if game.phase is not Phase.ENDED:
+        raise WrongPhase("the game is not over yet")
+    if game.rematch is not None:
+        raise WrongPhase("a rematch is already open")
+    game.rematch = action.code

@@ -1,0 +1,155 @@
+"""The moves of the game: what players and timers do, what it causes, and the refusals.
+
+Standard library only. Each action is a frozen dataclass handed to
+``rules.apply``; each event is what an action caused. Everything here is
+re-exported by ``auction.rules``, so callers speak to the rules in one place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .settings import RuleError
+from .state import Phase, RoundResult
+
+# -- errors ----------------------------------------------------------------
+
+
+class NotAllowed(RuleError):
+    """The acting player may not do this (not the host, not seated)."""
+
+
+class WrongPhase(RuleError):
+    """The action does not fit the game's current phase."""
+
+
+class RoomFull(RuleError):
+    """No seat left."""
+
+
+class NameTaken(RuleError):
+    """Another seat in the room already has that name."""
+
+
+class PressRefused(RuleError):
+    """A press that does not count; ``reason`` is a stable word for clients."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason.replace("_", " "))
+        self.reason = reason
+
+
+# -- actions and events ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Join:
+    """A human takes a seat in the lobby."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Leave:
+    """A player leaves the room (in a game: stays in the standings)."""
+
+    player: str
+
+
+@dataclass(frozen=True)
+class Kick:
+    """The host removes a player in the lobby."""
+
+    by: str
+    player: str
+
+
+@dataclass(frozen=True)
+class AddBot:
+    """The host adds an AI player."""
+
+    by: str
+    difficulty: str = "medium"
+
+
+@dataclass(frozen=True)
+class RemoveBot:
+    """The host removes an AI player (the named one, or the last one added)."""
+
+    by: str
+    player: str | None = None
+
+
+@dataclass(frozen=True)
+class ChangeSettings:
+    """The host changes settings; a ``preset`` key resets to that preset first."""
+
+    by: str
+    changes: dict
+
+
+@dataclass(frozen=True)
+class Start:
+    """The host starts the game."""
+
+    by: str
+
+
+@dataclass(frozen=True)
+class Rematch:
+    """The host, once the game is over, names the new room the table moves on to."""
+
+    by: str
+    code: str
+
+
+@dataclass(frozen=True)
+class Press:
+    """A player presses; ``at_ms`` (default now) may be earlier, never later."""
+
+    player: str
+    at_ms: int | None = None
+
+
+@dataclass(frozen=True)
+class Release:
+    """A player lets go; ``at_ms`` (default now) may be earlier, never later."""
+
+    player: str
+    at_ms: int | None = None
+
+
+@dataclass(frozen=True)
+class Tick:
+    """Time passes: apply whatever transitions are due."""
+
+
+@dataclass(frozen=True)
+class Joined:
+    """Event: a seat was created."""
+
+    player: str
+
+
+@dataclass(frozen=True)
+class Released:
+    """Event: the server ended a hold (``bank_empty``, ``round_over``, ``left``)."""
+
+    player: str
+    reason: str
+    at_ms: int
+
+
+@dataclass(frozen=True)
+class PhaseChanged:
+    """Event: the game moved to ``phase`` at ``at_ms``."""
+
+    phase: Phase
+    at_ms: int
+
+
+@dataclass(frozen=True)
+class RoundEnded:
+    """Event: a round was decided."""
+
+    result: RoundResult

@@ -1,0 +1,34 @@
+"""The lobby of a rematch: the same table, seated again. Pure: rules only.
+
+``rooms.Rooms.rematch`` stores what this builds; nothing here touches the store.
+"""
+
+from __future__ import annotations
+
+from . import rules
+
+
+def table_again(old: rules.Game, seats: dict[str, str], game: rules.Game):
+    """``game`` (a fresh lobby) with ``old``'s settings, humans and AI seats.
+
+    Players who left are not seated again. Seat order is kept, except that the
+    host comes first so they host again. ``seats`` maps device digests to the
+    old player ids; the result maps the same digests to the new ids, so every
+    device finds its seat without typing anything. Returns (game, seats).
+    """
+    people = sorted((p for p in old.players if not p.left), key=lambda p: p.id != old.host)
+    device = {pid: d for d, pid in seats.items()}
+    new_seats: dict[str, str] = {}
+    host = None
+    for p in people:
+        if p.bot:
+            game, events = rules.apply(game, rules.AddBot(host, p.difficulty), 0)
+        else:
+            game, events = rules.apply(game, rules.Join(p.name), 0)
+            if p.id in device:
+                new_seats[device[p.id]] = events[0].player
+        if host is None:      # the first seat is the host's: now the settings can follow
+            host = events[0].player
+            changes = old.settings.to_dict()
+            game, _ = rules.apply(game, rules.ChangeSettings(host, changes), 0)
+    return game, new_seats

@@ -1,0 +1,114 @@
+"""After the game: the results page, its JSON and CSV, the rematch, and "your games".
+
+Everything is drawn from the final view (``views.view_for`` once the game has
+ended). Before the end every results URL answers 404 "not finished" and
+nothing else: a running game's results would be its hidden facts.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, g, jsonify, request
+
+from .. import export, rules
+from ..rooms import digest
+from ..store import NoSuchRoom
+from ..views import view_for
+from . import render
+from .common import room_code, services
+from .respond import done, error, wants_json
+
+bp = Blueprint("results", __name__)
+
+NOT_FINISHED = "the game is not finished yet: results appear when it ends"
+
+
+def final_view(code: str) -> dict | None:
+    """This device's view of a finished game; None while it is still running."""
+    svc = services()
+    room, _ = svc.rooms.load(room_code(code))
+    if room.game.phase is not rules.Phase.ENDED:
+        return None
+    return view_for(room.game, room.seat_of(g.device_token), svc.clock.now_ms())
+
+
+def results_url(code: str) -> str:
+    return f"{request.host_url.rstrip('/')}/r/{code}/results"
+
+
+@bp.get("/r/<code>/results")
+def page(code):
+    view = final_view(code)
+    if view is None:
+        return error(404, NOT_FINISHED)
+    if wants_json():
+        return jsonify(view)
+    code = view["code"]
+    html = render.page_of("results.html", view, {"code": code, "share_url": results_url(code)})
+    return Response(html, mimetype="text/html")
+
+
+@bp.get("/r/<code>/results.json")
+def as_json(code):
+    view = final_view(code)
+    if view is None:
+        return error(404, NOT_FINISHED)
+    return jsonify(view)
+
+
+@bp.get("/r/<code>/results.csv")
+def as_csv(code):
+    view = final_view(code)
+    if view is None:
+        return error(404, NOT_FINISHED)
+    name = f"time-auction-{view['code']}.csv"
+    return Response(export.to_csv(view), mimetype="text/csv",
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+@bp.post("/r/<code>/rematch")
+def rematch(code):
+    """The host opens the next game for the same table; everyone's stream follows."""
+    new = services().rooms.rematch(room_code(code), g.device_token)
+    return done({"code": new}, 201, to=f"/r/{new}")
+
+
+# -- the home page's "your games" ---------------------------------------------
+
+
+def _ago(ms: int) -> str:
+    minutes = ms // 60_000
+    if minutes < 1:
+        return "just now"
+    if minutes < 60:
+        return f"{minutes} min ago"
+    return f"{minutes // 60} h ago"
+
+
+def _place(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def recent_games() -> list[dict]:
+    """This device's finished games (kept under its token's digest), newest first."""
+    svc = services()
+    now = svc.clock.now_ms()
+    games = []
+    for code, ended_ms in svc.store.recent_games(digest(g.device_token), now):
+        try:
+            room, _ = svc.rooms.load(code)
+        except NoSuchRoom:
+            continue           # expired, or dropped
+        if room.game.phase is not rules.Phase.ENDED:
+            continue
+        view = view_for(room.game, None, now)
+        names = {p["id"]: p["name"] for p in view["players"]}
+        pid = room.seats.get(digest(g.device_token))
+        mine = next((s for s in view["final"]["standings"] if s["id"] == pid), None)
+        winners = view["final"]["winners"]
+        games.append({
+            "code": code, "ago": _ago(now - ended_ms), "players": len(view["players"]),
+            "place": _place(mine["place"]) if mine else None,
+            "winner": render.names("you" if w == pid else names[w] for w in winners)
+            if winners else None,
+        })
+    return games

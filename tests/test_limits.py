@@ -1,0 +1,240 @@
+"""Abuse limits at their real figures (RATE_LIMIT_SCALE 1): a guesser of codes and
+a flood of rooms are stopped, a table of eight behind one router never notices,
+invented device tokens are not devices, and no raw token is ever stored."""
+
+from __future__ import annotations
+
+import random
+import re
+import socket
+import threading
+import time
+
+import pytest
+import redis
+import websocket
+from itsdangerous import URLSafeSerializer
+
+from auction.rooms import ALPHABET
+from client import Player
+from harness import AppServer
+
+JSON = {"Accept": "application/json"}
+
+
+def forget_counts(url: str) -> None:
+    """Every test starts with clean counters (they are keyed by the one loopback address)."""
+    client = redis.Redis.from_url(url)
+    for key in client.scan_iter("ta:limit*"):
+        client.delete(key)
+    for key in client.scan_iter("ta:conc:*"):
+        client.delete(key)
+    client.close()
+
+
+@pytest.fixture
+def strict(redis_url):
+    """The app in-process at its real limits."""
+    from auction import create_app
+    from auction.config import TestConfig
+
+    forget_counts(redis_url)
+    config = {k: getattr(TestConfig, k) for k in dir(TestConfig) if k.isupper()}
+    return create_app({**config, "REDIS_URL": redis_url, "SCHEDULER": False,
+                       "RATE_LIMIT_SCALE": 1.0})
+
+
+@pytest.fixture(scope="module")
+def real(redis_url):
+    """The game on a real server at its real limits."""
+    srv = AppServer(redis_url, env={"TA_RATE_LIMIT_SCALE": "1"})
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture
+def two_holds(redis_url):
+    """The same, but an address may hold only two hold sockets at once."""
+    srv = AppServer(redis_url, env={"TA_RATE_LIMIT_SCALE": "1", "MAX_HOLDS_PER_ADDRESS": "2"})
+    yield srv
+    srv.stop()
+
+
+def random_code(rng: random.Random) -> str:
+    return "".join(rng.choice(ALPHABET) for _ in range(4))
+
+
+def test_a_guesser_of_codes_is_stopped(strict):
+    """1,000 tries from one address, spread over every way to look a code up."""
+    rng = random.Random(7)
+    guesser = strict.test_client()
+    statuses = []
+    for i in range(1_000):
+        code = random_code(rng)
+        kind = i % 5
+        if kind == 0:
+            response = guesser.get(f"/r/{code}/state", headers=JSON)
+        elif kind == 1:
+            response = guesser.get(f"/r/{code}")
+        elif kind == 2:
+            response = guesser.get(f"/r/{code}/events?format=json", headers=JSON)
+        elif kind == 3:
+            response = guesser.get(f"/r/{code}/results.json", headers=JSON)
+        else:
+            response = guesser.post(f"/r/{code}/join", json={"name": "G"}, headers=JSON)
+        statuses.append(response.status_code)
+        response.close()
+    refused = statuses.count(429) / len(statuses)
+    print(f"guesser: {statuses.count(429)} of {len(statuses)} refused with 429")
+    assert refused >= 0.9
+    assert set(statuses) <= {404, 429}
+
+
+def test_a_guesser_with_a_new_device_every_time_is_stopped_by_its_address(strict):
+    rng = random.Random(8)
+    statuses = [strict.test_client().get(f"/r/{random_code(rng)}/state", headers=JSON).status_code
+                for _ in range(200)]
+    assert statuses.count(429) >= 170
+
+
+def test_a_429_says_when_to_come_back(strict):
+    guesser = strict.test_client()
+    for _ in range(21):
+        response = guesser.get("/r/ZZZZ/state", headers=JSON)
+    assert response.status_code == 429
+    assert response.get_json() == {"error": "too many requests; slow down"}
+    assert 1 <= int(response.headers["Retry-After"]) <= 61      # within the minute
+
+
+def test_a_flood_of_new_rooms_without_cookies_is_stopped(strict):
+    statuses = [strict.test_client().post("/rooms", json={"name": "F"}, headers=JSON).status_code
+                for _ in range(100)]
+    assert statuses.count(201) <= 10
+    assert statuses.count(429) >= 90
+
+
+def test_too_many_posts_from_one_device_are_429(strict):
+    host = strict.test_client()
+    code = host.post("/rooms", json={"name": "Ann"}, headers=JSON).get_json()["code"]
+    statuses = [host.post(f"/r/{code}/settings", json={"rounds": 3 + i % 2},
+                          headers=JSON).status_code for i in range(70)]
+    assert statuses[:59] == [200] * 59       # the creation was post number 1
+    assert set(statuses[59:]) == {429}
+
+
+def test_an_invented_device_token_is_replaced(strict):
+    client = strict.test_client()
+    client.set_cookie("ta_device", "x" * 40)
+    response = client.get("/")
+    issued = re.search(r"ta_device=([^;]+)", response.headers["Set-Cookie"]).group(1)
+    assert issued != "x" * 40
+    forged = URLSafeSerializer("not-the-secret", salt="ta-device").dumps("y" * 32)
+    client.set_cookie("ta_device", forged)
+    assert "ta_device=" in client.get("/").headers.get("Set-Cookie", "")
+    client.set_cookie("ta_device", issued)    # a token the server signed is kept
+    assert "Set-Cookie" not in client.get("/").headers
+
+
+def stream_socket(srv: AppServer, code: str) -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", srv.port), timeout=5)
+    sock.sendall(f"GET /r/{code}/events?format=json HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    return sock
+
+
+def status_of(sock: socket.socket) -> int:
+    return int(sock.recv(200).split(b" ", 2)[1])
+
+
+def test_open_streams_are_capped_per_address(real, redis_url):
+    forget_counts(redis_url)
+    host = Player(real.url)
+    code = host.create("Ann")
+    socks = [stream_socket(real, code) for _ in range(40)]
+    try:
+        assert {status_of(s) for s in socks} == {200}
+        extra = stream_socket(real, code)
+        assert status_of(extra) == 429
+        extra.close()
+    finally:
+        for s in socks:
+            s.close()
+        host.stop()
+
+
+def test_open_holds_are_capped_per_address(two_holds, redis_url):
+    real = two_holds
+    forget_counts(redis_url)
+    players = [Player(real.url) for _ in range(3)]
+    code = players[0].create("P0", "stake")
+    for i, p in enumerate(players[1:], 1):
+        p.join(code, f"P{i}")
+    players[0].post(f"/r/{code}/settings", {"ready_ms": 10_000})
+    players[0].post(f"/r/{code}/start")
+    holds = [p.press() for p in players[:2]]
+    assert all(h.accepted for h in holds)
+    url = real.url.replace("http", "ws", 1) + f"/r/{code}/hold"
+    with pytest.raises(websocket.WebSocketBadStatusException) as refused:
+        websocket.create_connection(url, cookie=players[2].cookie, timeout=5)
+    assert refused.value.status_code == 429
+    holds[0].release()                    # a hold that ends gives its place back
+    assert holds[0].closed.wait(5)
+    deadline = time.monotonic() + 3
+    while True:
+        try:
+            assert players[2].press().accepted
+            break
+        except websocket.WebSocketBadStatusException:
+            assert time.monotonic() < deadline, "the ended hold kept its place"
+            time.sleep(0.1)
+    for p in players:
+        p.stop()
+
+
+def test_a_table_of_eight_behind_one_router_is_never_limited(real, redis_url):
+    """Eight phones, one address: pages, streams, joins, a host fiddling with
+    settings, two rounds of holds, reloads -- not one 429."""
+    forget_counts(redis_url)
+    seen: list[int] = []
+    lock = threading.Lock()
+    phones = [Player(real.url) for _ in range(8)]
+    def note(response, *args, **kwargs):
+        with lock:
+            seen.append(response.status_code)
+    for phone in phones:
+        phone.http.hooks["response"].append(note)
+    code = phones[0].create("Host", "stake")
+    for i, phone in enumerate(phones[1:], 1):
+        phone.http.get(f"{real.url}/r/{code}")            # the invite link
+        phone.join(code, f"Friend {i}")
+    for phone in phones:
+        phone.follow()
+    for rounds in (3, 4, 2):
+        phones[0].post(f"/r/{code}/settings", {"rounds": rounds, "ready_ms": 2000,
+                                               "result_ms": 2000})
+    phones[0].post(f"/r/{code}/start")
+    for rnd in (1, 2):
+        for phone in phones:
+            phone.wait_view(lambda v: v["round"] == rnd and v["phase"] == "countdown")
+        holds = [phone.press() for phone in phones]
+        assert all(h.accepted for h in holds), [h.first for h in holds]
+        phones[0].wait_view(lambda v: v["phase"] == "spending")
+        for i, hold in enumerate(holds):
+            time.sleep(0.05 * i)
+            hold.release()
+        for phone in phones:
+            phone.http.get(f"{real.url}/r/{code}")        # everyone reloads the page
+            phone.state()
+    phones[0].wait_view(lambda v: v["phase"] == "ended", timeout=30)
+    assert 429 not in seen and len(seen) >= 50      # besides 16 holds and 8 streams
+
+    # And nothing stored or logged names a device by its token.
+    tokens = set()
+    for phone in phones:
+        cookie = phone.http.cookies["ta_device"]
+        tokens |= {cookie, URLSafeSerializer("test-secret", salt="ta-device").loads(cookie)}
+    keys = " ".join(k.decode() for k in redis.Redis.from_url(redis_url).scan_iter("*"))
+    log = real.output()
+    for token in tokens:
+        assert token not in keys and token not in log
+    for phone in phones:
+        phone.stop()
