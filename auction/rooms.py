@@ -80,12 +80,14 @@ class Rooms:
 
     # -- creating ------------------------------------------------------------
 
-    def create(self, token: str, name: str, preset: str, setup=(), tls: bool = False) -> str:
+    def create(self, token: str, name: str, preset: str, setup=(), tls: bool = False,
+               kind: str = "online") -> str:
         """A new room with this device as host; ``setup`` actions follow the join.
 
         The game keeps how long after go a late press may still arrive and
         count (longer when the site is served over TLS), so an empty go is
-        called only then (rules.Game.grace_ms)."""
+        called only then (rules.Game.grace_ms). ``kind`` "solo": a game
+        against the computer (POST /solo)."""
         def build(game):
             game, events = rules.apply(game, rules.Join(name), self.clock.now_ms())
             host = events[0].player
@@ -93,7 +95,9 @@ class Rooms:
                 game, _ = rules.apply(game, make(host), self.clock.now_ms())
             return game, {digest(token): host}
         grace = fairness.longest_entry_wait(self.cap_ms, tls)
-        return self._reserve(rules.new_game("----", preset, grace), build)
+        game = rules.new_game("----", preset, grace)
+        game.kind = kind
+        return self._reserve(game, build)
 
     def _reserve(self, game: rules.Game, build) -> str:
         """Store ``build(game)`` -> (game, seats) under a fresh code; returns the code."""
@@ -118,8 +122,9 @@ class Rooms:
         if room.game.rematch:
             return room.game.rematch
         rules.apply(room.game, rules.Rematch(pid, "----"), 0)   # refuse before creating
-        new = self._reserve(rules.new_game("----", "auction", room.game.grace_ms),
-                            lambda lobby: table_again(room.game, room.seats, lobby))
+        lobby = rules.new_game("----", "auction", room.game.grace_ms)
+        lobby.kind = room.game.kind
+        new = self._reserve(lobby, lambda lobby: table_again(room.game, room.seats, lobby))
 
         def build(fresh):   # None if another tap won the race meanwhile: keep its room
             return None if fresh.game.rematch else rules.Rematch(pid, new)

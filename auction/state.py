@@ -92,6 +92,7 @@ class Game:
     # fate shows: an empty round ends only then. 0: an empty go ends it at once.
     grace_ms: int = 0
     rematch: str | None = None      # the room the table moved on to, once the host opened it
+    kind: str = "online"        # "solo": made by POST /solo, you against AI players
 
     def player(self, pid: str) -> Player | None:
         return next((p for p in self.players if p.id == pid), None)
@@ -132,6 +133,7 @@ def to_dict(game: Game) -> dict:
         "seq": game.seq,
         "grace_ms": game.grace_ms,
         "rematch": game.rematch,
+        "kind": game.kind,
     }
 
 
@@ -155,4 +157,5 @@ def from_dict(data: dict) -> Game:
         seq=data["seq"],
         grace_ms=data.get("grace_ms", 0),
         rematch=data.get("rematch"),    # records saved before rematches existed have none
+        kind=data.get("kind", "online"),    # rooms saved before rooms had a kind
     )

@@ -16,6 +16,10 @@ from .rules import Game, Phase, RoundResult, last_place, standings, winners
 
 # Phases that end on a timer; the others end by a release or an action.
 _TIMED = (Phase.COUNTDOWN, Phase.FREE, Phase.RESULT)
+# An AI player's style is shown in the lobby (a solo game introduces its opponents) and
+# at the end -- never during the rounds, where the AI players decide from their own views
+# and must not learn each other's styles (docs/ai.md).
+_STYLES_SHOWN = (Phase.LOBBY, Phase.ENDED)
 
 
 def view_for(game: Game, player_id: str | None, now_ms: int) -> dict:
@@ -26,6 +30,7 @@ def view_for(game: Game, player_id: str | None, now_ms: int) -> dict:
         deadline = max(0, game.phase_end_ms - now_ms)
     return {
         "code": game.code,
+        "kind": game.kind,
         "phase": game.phase.value,
         "round": game.round,
         "rounds": game.settings.rounds,
@@ -64,6 +69,7 @@ def _public(game: Game, p) -> dict:
         "tokens": p.tokens,
         "bot": p.bot,
         "difficulty": p.difficulty,
+        "style": p.style if p.bot and game.phase in _STYLES_SHOWN else None,
         "host": p.id == game.host,
         "left": p.left,
     }

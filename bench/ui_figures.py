@@ -2,11 +2,16 @@
 
 1. bytes of the first load of the room page from an invite link (empty cache):
    each body, and what crossed the wire (compressed, headers included);
-2. time from a touch press (CDP touchStart) to the server's {"type": "in"} on
+2. the same first load over Chromium's "Slow 4G" (DevTools' preset, set with
+   CDP Network.emulateNetworkConditions: 562.5 ms latency, 1.44 Mbit/s down,
+   675 kbit/s up): when the page was parsed, when its scripts had run
+   (DOMContentLoaded: every handler attached), and when it was interactive --
+   scripts run AND the live stream's first view in (#room[data-live]), which
+   is when a player can do anything at all; medians of several cold loads;
+3. time from a touch press (CDP touchStart) to the server's {"type": "in"} on
    loopback, measured inside the page with performance.now().
 
-Run: .venv/bin/python bench/ui_figures.py [presses]   (needs /usr/bin/chromium;
-     0 presses: the first load only)
+Run: .venv/bin/python bench/ui_figures.py [presses] [slow-loads]   (needs /usr/bin/chromium)
 """
 
 from __future__ import annotations
@@ -68,6 +73,46 @@ def first_load(browser, base: str, invite: str) -> None:
     print(f"  total: bodies {raw} B, on the wire (headers included) {sent} B")
 
 
+# DevTools' "Slow 4G" preset (front_end/core/sdk/NetworkManager.ts), in CDP's units.
+SLOW_4G = {"offline": False, "latency": 562.5, "downloadThroughput": 1.6e6 / 8 * 0.9,
+           "uploadThroughput": 750e3 / 8 * 0.9}
+
+# When the page became live: app.js sets #room[data-live] on the stream's first view.
+LIVE_PROBE = """
+new MutationObserver((_, obs) => {
+  const room = document.getElementById('room');
+  if (room && room.dataset.live) { window.__live = performance.now(); obs.disconnect(); }
+}).observe(document, {subtree: true, attributes: true, attributeFilter: ['data-live']});
+"""
+
+
+def slow_4g(browser, invite: str, loads: int) -> None:
+    rows = []
+    for _ in range(loads):
+        ctx = browser.new_context(**phone.context_options(touch=True))
+        ctx.add_init_script(LIVE_PROBE)
+        page = ctx.new_page()
+        cdp = ctx.new_cdp_session(page)
+        cdp.send("Network.enable")
+        cdp.send("Network.emulateNetworkConditions", SLOW_4G)
+        page.goto(invite, wait_until="load")
+        page.wait_for_function("() => window.__live !== undefined", timeout=60_000)
+        t = page.evaluate("""() => { const n = performance.getEntriesByType('navigation')[0];
+            return {html: n.responseEnd, parsed: n.domInteractive, scripts: n.domContentLoadedEventEnd,
+                    load: n.loadEventEnd, live: window.__live}; }""")
+        t["interactive"] = max(t["scripts"], t["live"])
+        rows.append(t)
+        ctx.close()
+    med = {k: statistics.median(r[k] for r in rows) for k in rows[0]}
+    print(f'first load of the room page from the invite link on "Slow 4G" '
+          f"(562.5 ms latency, 1.44 Mbit/s), empty cache, medians of {loads}:")
+    print(f"  HTML in {med['html']:.0f} ms; parsed {med['parsed']:.0f} ms; scripts run "
+          f"(DOMContentLoaded) {med['scripts']:.0f} ms; load {med['load']:.0f} ms")
+    print(f"  live stream's first view {med['live']:.0f} ms; "
+          f"time to interactive {med['interactive']:.0f} ms "
+          f"(range {min(r['interactive'] for r in rows):.0f}-{max(r['interactive'] for r in rows):.0f})")
+
+
 def press_to_in(browser, base: str, presses: int) -> None:
     """Touch press -> 'in', seen two ways.
 
@@ -99,6 +144,7 @@ def press_to_in(browser, base: str, presses: int) -> None:
     network = []
     for n in range(1, presses + 1):
         phone.wait_state(page, "countdown", n)
+        time.sleep(0.6)         # past the guard that takes a tap right after the button appears for a double tap's tail
         net.clear()
         touched = time.time()
         finger.down()
@@ -120,6 +166,7 @@ def press_to_in(browser, base: str, presses: int) -> None:
 
 def main() -> None:
     presses = int(sys.argv[1]) if len(sys.argv) > 1 else 10
+    loads = int(sys.argv[2]) if len(sys.argv) > 2 else 5
     redis = RedisServer()
     server = AppServer(redis.url)
     try:
@@ -130,8 +177,8 @@ def main() -> None:
             phone.create_room(page, server.url, "Host")
             invite = page.input_value("#invite-url")
             first_load(browser, server.url, invite)
-            if presses:
-                press_to_in(browser, server.url, presses)
+            slow_4g(browser, invite, loads)
+            press_to_in(browser, server.url, presses)
             browser.close()
     finally:
         server.stop()

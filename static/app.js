@@ -23,6 +23,7 @@
     } catch (e) { /* private mode: just don't remember */ }
     return null;
   }
+  window.taStore = store;   // for feel.js
 
   // Remember the player's name between games, per device.
   ready(function () {
@@ -56,12 +57,18 @@
     document.dispatchEvent(new CustomEvent('ta:state', { detail: {
       phase: d.phase, prevPhase: prev, round: +d.round, rounds: +d.rounds,
       seated: d.seated === 'true', holding: d.holding === 'true', inRound: d.inRound === 'true',
-      bankMs: d.bankMs === '' ? null : +d.bankMs, ownBank: d.ownBank
+      bankMs: d.bankMs === '' ? null : +d.bankMs, ownBank: d.ownBank, tie: d.tie,
+      readyMs: +d.readyMs, freeMs: +d.freeMs
     } }));
   }
 
-  // Keyboard players land on the hold button when the game starts.
+  // Keyboard players land on the hold button when the game starts (touch players
+  // get no focus ring on it: they never used a key).
+  var keyboard = false;
+  document.addEventListener('keydown', function () { keyboard = true; }, true);
+  document.addEventListener('pointerdown', function () { keyboard = false; }, true);
   function focusHold() {
+    if (!keyboard) return;
     var active = document.activeElement;
     var hold = document.getElementById('hold');
     if (hold && (!active || active === document.body || !document.body.contains(active))) hold.focus();
@@ -158,7 +165,9 @@
   document.addEventListener('htmx:sseError', function () { var c = document.getElementById('conn'); if (c) c.hidden = false; });
   // What the player typed survives too: a part re-sent with the same form (every
   // stream sends all parts on connect) must not wipe a half-typed name.
+  // So does a folded part the player opened (the solo game's "Change the rules").
   var typed = {};
+  var opened = [];
   document.addEventListener('htmx:sseBeforeMessage', function (e) {
     var active = document.activeElement;
     focusId = active && active.id && e.target.contains(active) ? active.id : null;
@@ -166,6 +175,8 @@
     e.target.querySelectorAll('input[id]:not([type=hidden]), textarea[id]').forEach(function (el) {
       if (el.value !== el.defaultValue) typed[el.id] = el.value;
     });
+    opened = [];
+    e.target.querySelectorAll('details[id][open]').forEach(function (el) { opened.push(el.id); });
   });
   document.addEventListener('htmx:sseMessage', function (e) {
     Object.keys(typed).forEach(function (id) {
@@ -173,12 +184,18 @@
       if (again && e.target.contains(again)) again.value = typed[id];
     });
     typed = {};
+    opened.forEach(function (id) {
+      var again = document.getElementById(id);
+      if (again) again.open = true;
+    });
+    opened = [];
     if (focusId) {
       var again = document.getElementById(focusId);
       if (again && again !== document.activeElement) again.focus();
       focusId = null;
     }
-    if (e.target.classList && e.target.classList.contains('status')) sync();
+    // The page is live once the stream's first view is in (tests and bench/ui_figures.py wait for it).
+    if (e.target.classList && e.target.classList.contains('status')) { room.dataset.live = 'true'; sync(); }
     else applyBankToggle();
   });
 

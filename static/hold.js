@@ -1,7 +1,8 @@
 // The hold button. Pressing opens the hold WebSocket; letting go closes it.
 // The server's own timestamps of open and close are the press and the release:
 // this script never reports a time, it only makes sure that anything that looks
-// like the finger leaving the button closes the socket at once.
+// like the finger leaving the button closes the socket at once -- and that the
+// button never says more than is true (docs/ui.md, "Honest states").
 (function () {
   'use strict';
   var room = document.getElementById('room');
@@ -11,26 +12,41 @@
   var clock = document.getElementById('hold-clock');
   var msg = document.getElementById('hold-msg');
   var bankLive = document.getElementById('bank-live');
+  var help = document.getElementById('hold-help');
 
-  var view = { phase: room.dataset.phase, round: 0, seated: false, bankMs: null };
+  var BEAT_GAP_MS = 1000;      // the server sends a beat every 200 ms while we hold: 5 missed
+  var CONNECT_MS = 3000;       // no "in" by then: the link is not carrying the press
+  var GUARD_MS = 500;          // a tap this soon after the button appears is not a press
+  var SLOP_PX = 12;            // a finger wobbles; sliding off is further than this
+
+  var view = { phase: room.dataset.phase, round: 0, seated: false, bankMs: null, tie: 'tenth' };
   var state = 'off';      // idle | pressing | in | out | off
   var ws = null;          // the open hold socket, if any
+  var heard = 0;          // when the hold socket last brought anything
+  var watchdog = null;
   var pointer = null;     // the one pointer holding the button; others are ignored
+  var pressBox = null;    // the button's box when that pointer went down
+  var waiting = null;     // a press held back by the guard: its timer
   var viaKey = false;     // held with the Space bar
-  var outRound = -1;      // the round we let go in (no second press that round)
+  var outRound = -1;      // the round we are out of (no second press that round)
   var note = '';          // why we are out, shown until the next round
   var spendStart = null;  // when the spending view arrived (the local clock's zero)
+  var bid = null;         // {round, ms}: this round's bid as this page measured it
   var bankEmpty = false;
+  var shownAt = -Infinity;  // when the button last became pressable
+  var firstView = true;
   var clockTimer = null;
 
   var REFUSED = {
     too_late: 'Too late — wait for the next countdown.',
     bank_empty: 'Your bank is empty: you sit out the rest of the game.',
-    out_this_round: 'You let go: out until the next round.',
+    out_this_round: "You're out this round — back next round.",
     already_holding: 'You are already holding on another screen.',
+    second_socket: 'You are already holding on another screen.',
     not_seated: 'You are not seated in this game.',
     not_started: 'The game has not started.'
   };
+  var LOST = 'Connection lost — that counts as letting go.';
 
   function fmtSecs(ms) { return Math.floor(ms / 1000) + '.' + Math.floor(ms % 1000 / 100); }
   function fmtBank(ms) {
@@ -39,42 +55,50 @@
   }
   function vibrate(pattern) { if (navigator.vibrate) { try { navigator.vibrate(pattern); } catch (e) {} } }
 
-  function spentMs() {
+  // What a hold of ms costs, the way the rules count it: whole tenths in "same tenth" rooms.
+  // The page's own measure runs a little behind the server's (it starts when the
+  // spending view has been drawn), so the bank it shows never has to go back up.
+  function charge(ms) { return view.tie === 'tenth' ? ms - ms % 100 : ms; }
+  function spentUntil(t) {
     if (spendStart === null || view.phase !== 'spending') return 0;
-    var ms = performance.now() - spendStart;
-    return view.bankMs !== null ? Math.min(ms, view.bankMs) : ms;
+    var ms = Math.max(0, t - spendStart);
+    return charge(view.bankMs !== null ? Math.min(ms, view.bankMs) : ms);
   }
+  function myBid() { return bid && bid.round === view.round ? bid.ms : 0; }
 
-  // Everything visible about the button follows from (state, phase).
+  // Everything visible about the button follows from (state, phase, note, bid).
   function render() {
     btn.dataset.state = state;
-    var held = state === 'in' || state === 'pressing';
+    var live = state === 'idle' || state === 'pressing' || state === 'in';
+    btn.setAttribute('aria-disabled', live ? 'false' : 'true');
+    btn.setAttribute('aria-pressed', state === 'in' || state === 'pressing' ? 'true' : 'false');
     var text = { idle: 'Press and hold', pressing: 'Hold…', in: 'Holding', out: 'Out', off: 'Wait' }[state];
     var line = '';
     if (state === 'idle') line = 'Hold now to enter round ' + view.round + '.';
     else if (state === 'pressing') line = 'Connecting…';
     else if (state === 'in') {
       line = view.phase === 'countdown' ? 'You are in. Keep holding through go.'
-        : view.phase === 'free' ? 'Free window: let go now and it costs nothing.'
+        : view.phase === 'free' ? 'You are in. Bidding starts when the ring runs out.'
         : 'You are bidding. Let go to stop.';
       if (view.phase === 'spending') text = 'Your bid';
     } else if (state === 'out') {
       line = note || (view.phase === 'countdown' ? 'Out until the next round.' : 'You are out this round.');
+      if (myBid()) text = 'Your bid';
     } else if (view.phase === 'result') line = 'Next round soon.';
     label.textContent = text;
     if (msg.textContent !== line) msg.textContent = line;
-    btn.setAttribute('aria-pressed', held ? 'true' : 'false');
     drawClock();
     var wantTimer = state === 'in' && view.phase === 'spending';
     if (wantTimer && !clockTimer) clockTimer = setInterval(drawClock, 50);
     if (!wantTimer && clockTimer) { clearInterval(clockTimer); clockTimer = null; }
   }
 
-  // Your own clock while holding: counted locally from the spending view's arrival.
+  // The clock on the button: counted locally from the spending view's arrival while
+  // bidding, then frozen at the bid; the bank under it drops with it and stays down.
   function drawClock() {
     var bidding = state === 'in' && view.phase === 'spending';
-    var spent = bidding ? spentMs() : 0;
-    var c = bidding ? fmtSecs(spent) + ' s' : '';
+    var spent = bidding ? spentUntil(performance.now()) : myBid();
+    var c = bidding || spent ? fmtSecs(spent) + ' s' : '';
     if (clock.textContent !== c) clock.textContent = c;
     var b = view.bankMs === null ? '' : 'Bank ' + fmtBank(Math.max(0, view.bankMs - spent));
     if (bankLive.textContent !== b) bankLive.textContent = b;
@@ -101,9 +125,12 @@
     var sock;
     try { sock = new WebSocket(url); } catch (e) { setState('out', 'Could not connect.'); return; }
     ws = sock;
+    heard = performance.now();
+    if (!watchdog) watchdog = setInterval(watch, 100);
     setState('pressing', '');
     sock.onmessage = function (ev) {
       if (sock !== ws) return;
+      heard = performance.now();
       var m;
       try { m = JSON.parse(ev.data); } catch (e) { return; }
       if (m.type === 'in') setState('in');
@@ -111,13 +138,28 @@
         if (m.reason === 'bank_empty') bankEmpty = true;
         drop(REFUSED[m.reason] || 'That press did not count.');
       } else if (m.type === 'released') {
-        if (m.reason === 'bank_empty') { bankEmpty = true; vibrate([100, 60, 100]); }
-        drop(m.reason === 'bank_empty' ? 'Your bank ran out: you bid everything you had.' : '');
+        if (m.reason === 'bank_empty') {
+          bankEmpty = true;
+          bid = { round: view.round, ms: view.bankMs || 0 };
+          vibrate([100, 60, 100]);
+          drop('Your bank ran out: you bid everything you had.');
+        } else if (m.reason === 'connection_lost') lost();
+        else drop('');
       }
     };
-    sock.onclose = function () {
-      if (sock === ws) drop('Connection lost — that counts as letting go.');
-    };
+    sock.onclose = function () { if (sock === ws) lost(); };
+  }
+
+  // The link stopped carrying the hold (closed, or silent past the beat gap): the
+  // server lets go at the last moment it heard us, and so does the page.
+  function lost() {
+    if (view.phase === 'spending' && state === 'in') bid = { round: view.round, ms: spentUntil(heard) };
+    drop(LOST);
+  }
+  function watch() {
+    if (!ws) { clearInterval(watchdog); watchdog = null; return; }
+    var quiet = performance.now() - heard;
+    if ((state === 'in' && quiet > BEAT_GAP_MS) || (state === 'pressing' && quiet > CONNECT_MS)) lost();
   }
 
   // The server ended the hold (or the socket died): forget the socket.
@@ -133,15 +175,21 @@
   function release() {
     pointer = null;
     viaKey = false;
+    if (waiting) { clearTimeout(waiting); waiting = null; }
     if (!ws) return;
     var sock = ws;
     ws = null;
     if (sock.readyState === WebSocket.OPEN) { try { sock.send('{"type":"release"}'); } catch (e) {} }
     try { sock.close(1000); } catch (e) {}
     outRound = view.round;
-    setState(resting() === 'off' ? 'off' : 'out',
-      view.phase === 'countdown' ? 'You let go before go: out until the next round.'
-        : view.phase === 'free' ? 'You let go in the free window: no cost.' : 'You let go.');
+    var why = view.phase === 'countdown' ? 'You let go before go: out until the next round.'
+      : view.phase === 'free' ? 'You let go in the free window: no cost.' : '';
+    if (view.phase === 'spending' && state === 'in') {
+      bid = { round: view.round, ms: spentUntil(performance.now()) };
+      why = 'Your bid: ' + fmtSecs(bid.ms) + ' s. The round ends when the last one lets go.';
+    }
+    if (state === 'in') vibrate(40);
+    setState(resting() === 'off' ? 'off' : 'out', why);
   }
 
   // -- touch and mouse: one pointer, captured, released by anything that looks like letting go
@@ -151,20 +199,28 @@
     if (e.pointerType === 'mouse' && e.button !== 0) return;
     if (state !== 'idle') return;
     pointer = e.pointerId;
+    pressBox = btn.getBoundingClientRect();
     try { btn.setPointerCapture(e.pointerId); } catch (err) {}
-    press();
+    // The button has only just appeared (where Start was, say): a tap now is the
+    // tail of a double tap, not a press. A finger that stays down is a press.
+    var early = GUARD_MS - (performance.now() - shownAt);
+    if (early > 0) {
+      var id = e.pointerId;
+      waiting = setTimeout(function () { waiting = null; if (pointer === id) press(); }, early);
+    } else press();
   });
   function pointerGone(e) { if (e.pointerId === pointer) release(); }
   ['pointerup', 'pointercancel', 'lostpointercapture', 'pointerleave'].forEach(function (type) {
     btn.addEventListener(type, pointerGone);
   });
-  // Captured pointers never "leave", so sliding off the round button is checked by hand.
+  // Captured pointers never "leave", so sliding off the round button is checked by hand,
+  // against where the button was when the finger went down, with a finger's slop.
   btn.addEventListener('pointermove', function (e) {
-    if (e.pointerId !== pointer) return;
-    var r = btn.getBoundingClientRect();
+    if (e.pointerId !== pointer || !pressBox) return;
+    var r = pressBox;
     var dx = e.clientX - (r.left + r.width / 2);
     var dy = e.clientY - (r.top + r.height / 2);
-    var radius = r.width / 2 * 1.04;
+    var radius = r.width / 2 + (e.pointerType === 'mouse' ? 2 : SLOP_PX);
     if (dx * dx + dy * dy > radius * radius) release();
   });
   // A touch the page consumes: no scrolling, no long-press menu, no double-tap zoom.
@@ -174,6 +230,11 @@
   });
 
   // -- keyboard: hold Space (anywhere but in a field or on another control)
+  function hint(keys) {
+    help.textContent = keys ? 'Hold the button or the Space bar; let go to stop.'
+      : 'Touch and hold the button; let go to stop.';
+  }
+  hint(window.matchMedia && matchMedia('(any-pointer: fine)').matches);
   function spaceIsOurs(target) {
     if (target === btn) return true;
     return !(target.closest && target.closest('input, select, textarea, button, a, summary, [contenteditable]'));
@@ -182,6 +243,7 @@
   document.addEventListener('keydown', function (e) {
     if (!isSpace(e) || state === 'off' || !spaceIsOurs(e.target)) return;
     e.preventDefault();   // no page scroll, no button click
+    hint(true);
     if (e.repeat || viaKey || pointer !== null) return;
     viaKey = true;
     press();
@@ -207,6 +269,13 @@
     if (d.phase === 'spending' && view.phase !== 'spending') spendStart = performance.now();
     if (d.round !== view.round) { note = ''; }
     if (d.bankMs !== null) bankEmpty = d.bankMs <= 0;
+    var round = d.phase === 'countdown' || d.phase === 'free' || d.phase === 'spending';
+    // Reopening the page mid-round rejoins the game but sits this round out (DESIGN §4).
+    if (firstView && round && d.seated) {
+      outRound = d.round;
+      note = "You're out this round — back next round.";
+    }
+    firstView = false;
     view = d;
     if (wentGo && (state === 'in' || state === 'pressing')) vibrate(150);
     if (ws && (d.phase === 'result' || d.phase === 'ended' || d.phase === 'lobby')) {
@@ -214,8 +283,10 @@
       var sock = ws; ws = null;
       try { sock.close(1000); } catch (err) {}
     }
-    if (!ws) setState(resting());
-    else render();
+    if (ws) return render();
+    var was = state;
+    setState(resting());
+    if (state === 'idle' && was !== 'idle') shownAt = performance.now();
   });
 
   render();

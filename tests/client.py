@@ -14,6 +14,9 @@ import requests
 import websocket
 
 
+# The server's liveness message on a hold socket, every 200 ms while held: not news.
+BEAT = '{"type": "beat"}'
+
 # Every device made, so a fixture can close what a test left open.
 OPEN: list = []
 
@@ -171,6 +174,8 @@ class Hold:
                 text = self.ws.recv()   # answers pings as a side effect
                 if not text:
                     break
+                if text == BEAT:
+                    continue
                 with self._got:
                     self.messages.append(json.loads(text))
                     self._got.notify_all()
@@ -283,7 +288,7 @@ class RawHold:
                 if opcode == 0x9 and self.answering:        # ping -> masked pong
                     self._send(0xA, payload)
                     self.last_pong = time.monotonic()
-                elif opcode == 0x1:
+                elif opcode == 0x1 and payload != BEAT.encode():
                     with self._got:
                         self.messages.append(json.loads(payload))
                         self._got.notify_all()

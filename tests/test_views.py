@@ -46,7 +46,7 @@ def after_round(**changes):
 def test_view_has_the_protocol_fields():
     view = view_for(after_round(), "p1", 16_000)
     assert set(view) == {"code", "phase", "round", "rounds", "deadline_ms", "settings", "me",
-                         "players", "history", "final", "rematch"}
+                         "players", "history", "final", "rematch", "kind"}   # added (docs/protocol.md)
 
 
 def test_view_settings_have_the_protocol_names():
@@ -67,6 +67,19 @@ def test_view_players_have_the_protocol_fields():
     players = view_for(game("countdown", ("p1", "b2"), bots=("b2",)), "p1", 1_000)["players"]
     assert all(set(p) >= {"id", "name", "tokens", "bot", "host"} for p in players)
     assert [(p["id"], p["bot"], p["host"]) for p in players] == [("p1", False, True), ("b2", True, False)]
+
+
+def test_view_tells_the_rooms_kind_and_the_ai_players_styles_outside_the_rounds():
+    g = game("countdown", ("p1", "b2"), bots=("b2",))
+    g.players[1].style = "patient"
+    g.players[0].style = "secret"           # a human has no style to show, whatever is stored
+    assert view_for(g, "p1", 1_000)["kind"] == "online"
+    assert [p["style"] for p in view_for(g, "p1", 1_000)["players"]] == [None, None]
+    for phase in (Phase.LOBBY, Phase.ENDED):
+        g.phase = phase
+        assert [p["style"] for p in view_for(g, "p1", 1_000)["players"]] == [None, "patient"]
+    g.kind = "solo"
+    assert view_for(g, None, 1_000)["kind"] == "solo"
 
 
 def test_view_history_has_the_protocol_fields():

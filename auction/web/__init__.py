@@ -20,7 +20,7 @@ from .. import rules
 from ..rooms import Conflict
 from ..store import NoSuchRoom
 from . import (actions, api, delivery, hold, identity, limits, outage, pages, results, room,
-               stream)
+               screen, stream)
 from .common import csrf_token, services
 from .respond import error
 
@@ -36,7 +36,8 @@ HOLD_ENDPOINT = "__flask_sock.hold"
 
 
 def register(app: Flask, client) -> None:
-    for blueprint in (pages.pages, room.bp, actions.bp, api.bp, stream.bp, results.bp):
+    for blueprint in (pages.pages, room.bp, actions.bp, api.bp, stream.bp, results.bp,
+                      screen.bp):
         app.register_blueprint(blueprint)
     hold.init(app)
     # Identify first: the limits below key on the device.

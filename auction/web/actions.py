@@ -58,10 +58,13 @@ def create_solo():
     if mode not in SOLO_MODES:
         raise rules.RuleError("mode must be full or quick")
     setup = [partial(rules.AddBot, difficulty=difficulty)] * (players - 1)
+    # Every seat is taken: nobody else can join a game against the computer.
+    settings = {"max_players": players}
     if difficulty == "hard":
-        setup.append(lambda host: rules.ChangeSettings(host, {"own_bank": "hidden"}))
+        settings["own_bank"] = "hidden"
+    setup.append(lambda host: rules.ChangeSettings(host, settings))
     code = svc.rooms.create(g.device_token, text(data, "name"), SOLO_MODES[mode], setup,
-                            tls=request.is_secure)
+                            tls=request.is_secure, kind="solo")
     return done({"code": code}, 201, to=f"/r/{code}")
 
 

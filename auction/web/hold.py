@@ -39,6 +39,10 @@ from .common import room_code, services
 sock = Sock()
 
 PING_MS = 200            # how often the server pings a holder
+# With each ping goes a tiny text message the page itself can see (a protocol
+# ping is invisible to scripts): a page that hears nothing for about a second
+# knows its link stalled, and shows that it let go (docs/protocol.md).
+BEAT = json.dumps({"type": "beat"})
 DEAD_MS = 800            # silence after which a holder is taken for gone
 DRAIN_MS = 1_000         # how long to wait for the client's close after the hold
 
@@ -198,13 +202,15 @@ class HoldSession:
             now = clock.now_ms()
             if now >= next_ping:
                 self._ping(now)
+                self._beat()
                 next_ping = now + PING_MS
                 if not self._still_holding():
                     return self._ended_by_server(runs_out)
             if now >= runs_out:
                 return self._run_out()
             if now - self.tap.last_ms > DEAD_MS:
-                return self._release(self.tap.last_ms)
+                self._release(self.tap.last_ms)
+                return self._close("connection_lost")
             # Wake for the dead line itself too, not just the next ping, so a
             # lost link is noticed DEAD_MS after its last frame, not up to a ping later.
             dead_at = self.tap.last_ms + DEAD_MS + 1
@@ -228,6 +234,12 @@ class HoldSession:
             pass    # the connection is closing; the watch loop sees it and lets go
         self.svc.store.heartbeat(self.slot, self.sid, self.tap.last_ms)
         self._store_rtts()
+
+    def _beat(self) -> None:
+        try:
+            self.ws.send(BEAT)
+        except ConnectionClosed:
+            pass
 
     def _still_holding(self) -> bool:
         room, _ = self.svc.rooms.load(self.code)

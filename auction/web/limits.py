@@ -25,7 +25,7 @@ from .identity import address, device
 # Every endpoint that looks a room up by its code, and so could tell a guesser
 # whether a code exists.
 LOOKUPS = {"room.room_page", "api.state", "stream.events", "actions.join", "__flask_sock.hold",
-           "results.page", "results.as_json", "results.as_csv"}
+           "results.page", "results.as_json", "results.as_csv", "screen.screen", "screen.screen_events"}
 CREATES = {"actions.create_room", "actions.create_solo"}
 
 # (limit, scope, key, which requests, counted only when the code was unknown)

@@ -19,6 +19,7 @@ import os
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from ..charts import charts as end_charts
+from ..settings import PRESETS
 from .qr import qr_svg
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -75,11 +76,28 @@ LABELS = {
     "tie_rule": {"nobody": "nobody wins", "all": "every tied player wins a token"},
     "reveal": {"winner": "the winner only", "winning_bid": "the winner and the top bid",
                "all_bids": "every bid"},
-    "own_bank": {"shown": "always shown", "toggle": "“Show my bank” switch, on by default",
-                 "hidden": "hidden — keep count yourself"},
+    "own_bank": {"shown": "always shown", "toggle": "a “Show my bank” switch",
+                 "hidden": "hidden — keep count"},
     "rank_ties": {"time_left": "more time left places higher",
                   "shared": "tied players share the place"},
 }
+
+# The AI players' styles, as the lobby explains them (docs/ai.md).
+STYLES = {"aggressive": "bids in most rounds", "patient": "skips more, bids bigger",
+          "random": "hard to read"}
+
+PRESET_NAMES = {"auction": "Time Auction", "quick": "Time Auction quick", "stake": "Time Stake"}
+# Who may play and who sees their bank do not make a rule book of their own.
+_NOT_THE_BOOK = ("min_players", "max_players", "own_bank")
+
+
+def preset_of(settings: dict) -> str | None:
+    """The preset these settings are (seats and bank display aside), or None if changed."""
+    def book(values):
+        return {k: v for k, v in values.items() if k not in _NOT_THE_BOOK}
+    return next((name for name, preset in PRESETS.items()
+                 if book(preset.to_dict()) == book(settings)), None)
+
 
 _NUMERIC = {
     "rounds": (list(range(1, 31)), str),
@@ -130,7 +148,7 @@ def asset(rel: str) -> str:
 
 def shell_assets() -> list[str]:
     """Static URLs the service worker caches as the app shell (not icons' big twins)."""
-    keep = ("app.css", "app.js", "hold.js", "icons/favicon-32.png", "icons/icon-192.png")
+    keep = ("app.css", "app.js", "hold.js", "feel.js", "icons/favicon-32.png", "icons/icon-192.png")
     vendored = [rel for rel in ASSET_VERSIONS if rel.startswith("vendor/") and rel.endswith(".js")]
     return [asset(rel) for rel in (*keep, *sorted(vendored)) if rel in ASSET_VERSIONS]
 
@@ -145,7 +163,8 @@ def _env() -> Environment:
     )
     env.filters.update(secs=secs, clock=clock, duration=duration, names=names)
     env.globals.update(asset=asset, GAME_PHASES=GAME_PHASES, choices=choices, LABELS=LABELS,
-                       charts=end_charts)
+                       charts=end_charts, STYLES=STYLES, PRESET_NAMES=PRESET_NAMES,
+                       preset_of=preset_of)
     return env
 
 
@@ -180,14 +199,16 @@ def _context(view: dict, ctx: dict) -> dict:
         "code": ctx["code"],
         "csrf_token": ctx.get("csrf_token", ""),
         "invite_url": ctx.get("invite_url", ""),
+        "qr_svg": qr_svg,
     }
 
 
-def partials(view: dict, ctx: dict) -> dict[str, str]:
-    """The inner HTML of every live part, keyed by its SSE event name."""
+def partials(view: dict, ctx: dict, names=PARTS, folder: str = "partials") -> dict[str, str]:
+    """The inner HTML of every live part, keyed by its SSE event name
+    (the room page's, or another page's: the big screen's live in ``screen/``)."""
     data = _context(view, ctx)
-    return {name: ENV.get_template(f"partials/{name}.html").render(data).strip()
-            for name in PARTS}
+    return {name: ENV.get_template(f"{folder}/{name}.html").render(data).strip()
+            for name in names}
 
 
 def page_of(name: str, view: dict, ctx: dict) -> str:
@@ -195,11 +216,12 @@ def page_of(name: str, view: dict, ctx: dict) -> str:
     return ENV.get_template(name).render({**_context(view, ctx), **ctx})
 
 
-def page(view: dict | None, ctx: dict) -> str:
-    """The whole room page (every part included), or a 'no such room' page."""
+def page(view: dict | None, ctx: dict, name: str = "room.html", parts=PARTS,
+         folder: str = "partials") -> str:
+    """A whole room page (every part included), or a 'no such room' page."""
     if view is None:
         return template("room_missing.html", code=ctx.get("code", ""))
     data = _context(view, ctx)
-    data["parts"] = partials(view, ctx)
+    data["parts"] = partials(view, ctx, parts, folder)
     data["qr"] = qr_svg(data["invite_url"]) if data["invite_url"] else ""
-    return ENV.get_template("room.html").render(data)
+    return ENV.get_template(name).render(data)

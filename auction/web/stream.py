@@ -32,12 +32,16 @@ def sse(event: str, data: str) -> str:
     return f"event: {event}\n{lines}\n"
 
 
-class _Renderer:
-    """Turns views into the SSE messages not yet sent to this client."""
+class Renderer:
+    """Turns views into the SSE messages not yet sent to this client.
 
-    def __init__(self, as_json: bool, ctx: dict | None):
+    ``parts(view, ctx)`` renders the page's live parts (the room page's by
+    default; the big screen passes its own)."""
+
+    def __init__(self, as_json: bool, ctx: dict | None, parts=render.partials):
         self.as_json = as_json
         self.ctx = ctx
+        self.parts = parts
         self.sent: dict[str, str] = {}
 
     def messages(self, view: dict) -> list[str]:
@@ -51,7 +55,7 @@ class _Renderer:
         if self.as_json:
             return [sse("view", json.dumps(view))]
         out = []
-        for name, html in render.partials(view, self.ctx).items():
+        for name, html in self.parts(view, self.ctx).items():
             if self.sent.get(name) != html:
                 self.sent[name] = html
                 out.append(sse(name, html))
@@ -60,11 +64,16 @@ class _Renderer:
 
 @bp.get("/r/<code>/events")
 def events(code):
-    svc = services()
     code = room_code(code)
     token = g.device_token
     as_json = request.args.get("format") == "json"
-    renderer = _Renderer(as_json, None if as_json else page_context(code))
+    renderer = Renderer(as_json, None if as_json else page_context(code))
+    return serve(code, lambda room, now: view_for(room.game, room.seat_of(token), now), renderer)
+
+
+def serve(code: str, view_of, renderer: Renderer) -> Response:
+    """The stream of ``view_of(room, now_ms)`` for room ``code``, through ``renderer``."""
+    svc = services()
     lease = limits.stream_lease()
     if not lease.taken:
         return error(429, "too many streams open from your address")
@@ -83,7 +92,7 @@ def events(code):
         try:
             yield "retry: 1000\n\n"
             while True:
-                view = view_for(room.game, room.seat_of(token), svc.clock.now_ms())
+                view = view_of(room, svc.clock.now_ms())
                 messages = renderer.messages(view)
                 if messages:
                     quiet_since = time.monotonic()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import tarfile
+import time
 import tempfile
 from pathlib import Path
 
@@ -198,3 +199,84 @@ def axe_problems(page, source: str) -> list[str]:
     }""")
     return [f"{page.url}: {v['impact']} {v['id']} ({v['help']}) at {v['nodes']}"
             for v in result if v["impact"] in ("serious", "critical")]
+
+
+# -- quick set-up through the JSON interface (the page's own cookies) ----------
+
+JSON = {"Accept": "application/json"}
+
+
+def post(page, url: str, body: dict | None = None, expect: int = 200) -> dict:
+    """A JSON post from this page's browser context (same device cookie as the page)."""
+    response = page.request.post(url, data=body or {}, headers=JSON)
+    assert response.status == expect, (url, response.status, response.text())
+    return response.json()
+
+
+def room_with_ai(page, base: str, name: str = "Pat", bots: int = 1, preset: str = "stake",
+                 open_page: bool = True, **settings) -> str:
+    """A room this page hosts, with ``bots`` AI players and short timings; opened in the page.
+
+    Short timings unless overridden: 30 s banks, 2 s countdowns and results, 1 s free window.
+    """
+    code = post(page, base + "/rooms", {"name": name, "preset": preset}, 201)["code"]
+    for _ in range(bots):
+        post(page, f"{base}/r/{code}/bots", {"action": "add", "difficulty": "easy"})
+    values = {"bank_ms": 30_000, "ready_ms": 2_000, "free_ms": 1_000, "result_ms": 2_000,
+              "rounds": 1, **settings}
+    post(page, f"{base}/r/{code}/settings", values)
+    if open_page:
+        page.goto(f"{base}/r/{code}")
+        live(page)
+    return code
+
+
+def live(page) -> None:
+    """Until the room page has its live stream's first view (every part is sent at once)."""
+    page.wait_for_selector('#room[data-live="true"]', state="attached", timeout=10_000)
+    time.sleep(0.2)
+
+
+def start(page, base: str, code: str) -> None:
+    post(page, f"{base}/r/{code}/start")
+    wait_state(page, "countdown", 1)
+
+
+def server_view(page, base: str, code: str) -> dict:
+    return page.request.get(f"{base}/r/{code}/state", headers=JSON).json()
+
+
+class Sockets:
+    """Counts the hold sockets the page opens (CDP Network events)."""
+
+    def __init__(self, page):
+        self.opened: list[str] = []
+        self.cdp = page.context.new_cdp_session(page)
+        self.cdp.on("Network.webSocketCreated",
+                    lambda e: e["url"].endswith("/hold") and self.opened.append(e["url"]))
+        self.cdp.send("Network.enable")
+
+
+def visible_text(page, selector: str = "body") -> str:
+    return page.locator(selector).first.inner_text()
+
+
+# Every visible element whose box reaches past the screen's edges, and whether the page scrolls sideways.
+OVERFLOW = """() => {
+  const W = document.documentElement.clientWidth, bad = [];
+  for (const el of document.querySelectorAll('body *')) {
+    if (el.closest('.sr-only, .skip')) continue;
+    const r = el.getBoundingClientRect();
+    if (!r.width || !r.height || getComputedStyle(el).visibility === 'hidden') continue;
+    if (r.right > W + 1 || r.left < -1) {
+      bad.push(el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).split(' ').join('.') : '')
+               + ' ' + Math.round(r.left) + '..' + Math.round(r.right));
+    }
+  }
+  if (document.documentElement.scrollWidth > W) bad.push('page ' + document.documentElement.scrollWidth + ' > ' + W);
+  return bad.slice(0, 8);
+}"""
+
+
+def overflow(page) -> list[str]:
+    return page.evaluate(OVERFLOW)

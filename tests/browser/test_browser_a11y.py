@@ -29,6 +29,11 @@ def test_every_page_passes_axe(server, open_phone, axe_source):
     visitor.goto(page.url)
     visitor.wait_for_selector("#join-name")
     scan(visitor)
+    # The big screen, in the lobby and (below) during a round.
+    tv = open_phone(touch=False)
+    tv.goto(page.url + "/screen")
+    tv.wait_for_selector('#room[data-live="true"]', state="attached")
+    scan(tv)
 
     # A round: the countdown with the button, then the bidding while holding.
     page.tap("text=Start the game")
@@ -42,10 +47,22 @@ def test_every_page_passes_axe(server, open_phone, axe_source):
     phone.button(page, "in")
     phone.wait_state(page, "spending", 1)
     scan()
+    scan(tv)
     time.sleep(0.2)
     finger.up()
     phone.wait_state(page, "result", 1)
     scan()
     phone.wait_state(page, "ended", timeout_s=2 * phone.ROUND_S)
+    scan()
+    tv.wait_for_selector('.status .state[data-phase="ended"]', state="attached")
+    scan(tv)
+
+    # A solo lobby.
+    page.goto(server.url + "/")
+    page.fill("#solo-name", "Ada Solo")
+    with page.expect_navigation(url="**/r/*"):
+        page.click("form[action='/solo'] button[type=submit]")
+    phone.live(page)
+    page.click("#rules-details summary")
     scan()
     assert not problems, "\n".join(problems)

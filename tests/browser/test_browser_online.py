@@ -88,7 +88,7 @@ def test_lobby_forms_work_without_javascript(server, browser):
         phone.create_room(page, server.url, "Nora")
         for _ in range(2):                                                  # plain posts, 303 back
             with page.expect_navigation():
-                page.click("form[action$='/bots'] button[type=submit]")
+                page.click(".lobby form[action$='/bots'] button[type=submit]")
         assert page.locator(".players-list .player").count() == 3
         page.select_option("#set-rounds", "3")
         with page.expect_navigation():

@@ -18,17 +18,40 @@ def test_quick_game_against_the_computer_by_touch(server, open_phone):
     page.tap("form[action='/solo'] button[type=submit]")
     page.wait_for_url("**/r/*")
 
-    # The lobby: me and three AI players; the host may shorten the clock for the test.
-    phone.players_listed(page, 4)
-    assert page.locator(".players-list .badge.ai").count() == 3
-    assert page.input_value("#set-rounds") == "9"      # the quick book
-    phone.fast(page)
+    # A lobby of its own: the AI players with name, difficulty and style, the game, one Start.
+    phone.live(page)
+    opponents = page.locator(".players-list .player")
+    assert opponents.count() == 3
+    for i, style in enumerate(("aggressive", "patient", "random")):
+        text = opponents.nth(i).inner_text()
+        assert "AI · easy" in text and style in text, text
+    assert page.inner_text(".solo-card .game-name") == "Time Auction quick"
+    assert "9 rounds" in page.inner_text(".solo-card")
+    assert page.locator("form[action$='/start'] button").count() == 1
+    assert page.locator("#invite-url, .qr-box, .big-code").count() == 0
+    lobby_text = page.inner_text("#room")
+    assert "seats" not in lobby_text and "Invite" not in lobby_text
+    assert page.inner_text(".room-code") == "You vs the computer"
+    # Nobody else can take a seat in a game against the computer.
+    code = page.url.rsplit("/", 1)[1]
+    stranger = page.context.browser.new_context()
+    try:
+        refused = stranger.request.post(f"{server.url}/r/{code}/join", data={"name": "Zed"},
+                                        headers=phone.JSON)
+        assert refused.status == 404
+    finally:
+        stranger.close()
+    # Short timings for the test: the rules are folded away; a JSON post sets them.
+    phone.post(page, f"{server.url}/r/{code}/settings",
+               {"bank_ms": 30_000, "ready_ms": 2_000, "free_ms": 2_000, "result_ms": 2_000})
+    page.wait_for_selector(".solo-card .sub:has-text('30 s bank')", state="attached")
     phone.shot(page, "lobby")
-    page.tap("text=Start the game")
+    page.tap("#start-game")
 
     finger = phone.Finger(page)
     for n in range(1, 10):
         phone.wait_state(page, "countdown", n)
+        phone.button(page, "idle")
         finger.down()
         phone.button(page, "in")
         plan = n % 3

@@ -1,0 +1,114 @@
+// The feel of the game: the ring around the button (it fills through the
+// countdown and empties through the free window), the countdown's beat (a
+// pulse of the big number and a short tick, a higher tone at go), the sound
+// switch, and a flash on a token strip chip that just gained a token.
+// Plain DOM and the Web Audio API; motion follows prefers-reduced-motion
+// (app.css stops the animations; the ring then moves in steps).
+(function () {
+  'use strict';
+  var room = document.getElementById('room');
+  if (!room) return;
+  var ring = document.getElementById('ring');
+  var still = window.matchMedia && matchMedia('(prefers-reduced-motion: reduce)').matches;
+
+  function store(key, value) { return window.taStore(key, value); }   // app.js, loaded first
+
+  // -- sound: short tones, on unless switched off; the audio starts with a gesture
+  var Audio = window.AudioContext || window.webkitAudioContext;
+  var ctx = null;
+  function soundOn() { return store('ta-sound') !== '0'; }
+  function showSwitch() {
+    document.querySelectorAll('[data-sound]').forEach(function (b) {
+      b.hidden = !Audio;
+      b.setAttribute('aria-pressed', soundOn() ? 'true' : 'false');
+    });
+  }
+  function wake() {
+    // Browsers let a page make sound only after a tap or a key: make the context then.
+    if (!Audio || !soundOn()) return;
+    if (!ctx) { try { ctx = new Audio(); } catch (e) { Audio = null; return; } }
+    if (ctx.state === 'suspended') ctx.resume().catch(function () {});
+  }
+  ['pointerdown', 'keydown'].forEach(function (type) { document.addEventListener(type, wake, true); });
+  function tone(freq, ms, level) {
+    if (!ctx || !soundOn()) return;
+    var t = ctx.currentTime;
+    var osc = ctx.createOscillator();
+    var gain = ctx.createGain();
+    osc.frequency.value = freq;
+    gain.gain.setValueAtTime(level, t);
+    gain.gain.exponentialRampToValueAtTime(0.0001, t + ms / 1000);
+    osc.connect(gain);
+    gain.connect(ctx.destination);
+    osc.start(t);
+    osc.stop(t + ms / 1000);
+  }
+  document.addEventListener('click', function (e) {
+    var toggle = e.target.closest && e.target.closest('[data-sound]');
+    if (!toggle) return;
+    store('ta-sound', soundOn() ? '0' : '1');
+    showSwitch();
+    wake();
+  });
+
+  // -- the ring and the beat, from the phase and its deadline
+  var phase = null, ends = 0, total = 0, lastSecond = null, frame = null;
+  function draw() {
+    frame = null;
+    var left = Math.max(0, ends - performance.now());
+    var part = total ? left / total : 0;
+    // dashoffset 100 = empty ring, 0 = full.
+    var offset = phase === 'countdown' ? 100 * part : phase === 'free' ? 100 * (1 - part) : 100;
+    if (still) offset = Math.round(offset / 10) * 10;
+    if (ring) {
+      ring.setAttribute('stroke-dashoffset', offset.toFixed(2));
+      ring.setAttribute('visibility', offset > 99.5 ? 'hidden' : 'visible');   // no stray cap dot
+    }
+    if (phase === 'countdown') {
+      var second = Math.ceil(left / 1000);
+      if (second !== lastSecond && second > 0) beat();
+      lastSecond = second;
+    }
+    if ((phase === 'countdown' || phase === 'free') && left > 0) {
+      frame = still ? setTimeout(draw, 250) : requestAnimationFrame(draw);
+    }
+  }
+  function beat() {
+    var number = room.querySelector('.status .beat');
+    if (number) {
+      number.classList.remove('pulse');
+      void number.offsetWidth;      // restart the animation
+      number.classList.add('pulse');
+    }
+    tone(880, 70, 0.15);
+  }
+  document.addEventListener('ta:state', function (e) {
+    var d = e.detail;
+    var timer = room.querySelector('.status [data-deadline-ms]');
+    var ms = timer && timer.dataset.deadlineMs !== '' ? Number(timer.dataset.deadlineMs) : 0;
+    if (d.phase !== d.prevPhase || d.phase !== phase) {
+      if (d.prevPhase === 'countdown' && (d.phase === 'free' || d.phase === 'spending')) tone(1320, 180, 0.2);
+      lastSecond = null;
+    }
+    phase = d.phase;
+    total = phase === 'countdown' ? d.readyMs : phase === 'free' ? d.freeMs : 0;
+    ends = performance.now() + ms;
+    if (frame === null) draw();
+  });
+
+  // -- a chip of the token strip that just gained a token flashes
+  var before = {};
+  document.addEventListener('htmx:sseBeforeMessage', function (e) {
+    if (!e.target.classList || !e.target.classList.contains('players')) return;
+    before = {};
+    e.target.querySelectorAll('.chip[data-pid]').forEach(function (c) { before[c.dataset.pid] = +c.dataset.tokens; });
+  });
+  document.addEventListener('htmx:sseMessage', function (e) {
+    if (!e.target.classList || !e.target.classList.contains('players')) return;
+    e.target.querySelectorAll('.chip[data-pid]').forEach(function (c) {
+      if (c.dataset.pid in before && +c.dataset.tokens > before[c.dataset.pid]) c.classList.add('gained');
+    });
+  });
+
+  showSwitch();
+})();

@@ -1,0 +1,162 @@
+"""A whole quick game against the computer in WebKit, the engine of every iPhone browser.
+
+WebKitGTK's WebDriver (Debian's webkit2gtk-driver: WebKitWebDriver and its
+MiniBrowser) runs under xvfb-run, driven by Selenium with a touch pointer.
+WebKitGTK delivers the touch as pointer events of type "mouse" (it has no
+touch screen to emulate), which is exactly the path the hold button takes on
+an iPhone too: pointerdown, pointer capture, pointerup.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import signal
+import subprocess
+import time
+
+import pytest
+
+import phone
+from conftest import missing
+
+# Debian puts it under the machine's multiarch folder and WebKit's API version.
+MINIBROWSER = next(iter(sorted(glob.glob("/usr/lib/*/webkit2gtk-4.*/MiniBrowser"))), "")
+ROUNDS = 3
+
+
+@pytest.fixture(scope="module")
+def webkit():
+    for tool in ("WebKitWebDriver", "xvfb-run"):
+        if shutil.which(tool) is None:
+            missing(f"{tool} is not installed (apt-get install webkit2gtk-driver xvfb)")
+    if not MINIBROWSER:
+        missing("WebKitGTK's MiniBrowser is not installed (apt-get install webkit2gtk-driver)")
+    from selenium import webdriver
+
+    # A virtual display for MiniBrowser: xvfb-run starts Xvfb and hands its DISPLAY
+    # (and the key to it) to a placeholder process that tells us both, then waits.
+    xvfb = subprocess.Popen(
+        ["xvfb-run", "-a", "-s", "-screen 0 1280x1024x24", "sh", "-c", 'echo "$DISPLAY $XAUTHORITY"; exec sleep 3600'],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True)
+    try:
+        display, _, xauthority = xvfb.stdout.readline().strip().partition(" ")
+        assert display.startswith(":"), display
+        # As root WebKit's sandbox cannot start; this browser visits only the test's own server.
+        env = {**os.environ, "DISPLAY": display, "XAUTHORITY": xauthority,
+               "WEBKIT_DISABLE_SANDBOX_THIS_IS_DANGEROUS": "1"}
+        service = webdriver.WebKitGTKService(executable_path=shutil.which("WebKitWebDriver"),
+                                             env=env, log_output=subprocess.DEVNULL)
+        options = webdriver.WebKitGTKOptions()
+        options.binary_location = MINIBROWSER
+        options.add_argument("--automation")       # MiniBrowser has no --headless
+        driver = webdriver.WebKitGTK(options=options, service=service)
+        try:
+            driver.set_window_rect(width=390, height=844)
+            yield driver
+        finally:
+            driver.quit()
+    finally:
+        os.killpg(xvfb.pid, signal.SIGTERM)
+        xvfb.wait(10)
+        xvfb.stdout.close()
+
+
+class Touch:
+    """One finger through WebDriver actions; the input state lasts between calls."""
+
+    def __init__(self, driver):
+        from selenium.webdriver.common.actions import interaction
+        from selenium.webdriver.common.actions.action_builder import ActionBuilder
+        from selenium.webdriver.common.actions.pointer_input import PointerInput
+
+        self.driver = driver
+        self._builder = lambda: ActionBuilder(
+            driver, mouse=PointerInput(interaction.POINTER_TOUCH, "finger"))
+
+    def down(self, element) -> None:
+        actions = self._builder()
+        actions.pointer_action.move_to(element).pointer_down()
+        actions.perform()
+
+    def up(self) -> None:
+        actions = self._builder()
+        actions.pointer_action.pointer_up()
+        actions.perform()
+
+    def tap(self, element) -> None:
+        actions = self._builder()
+        actions.pointer_action.move_to(element).pointer_down().pause(0.05).pointer_up()
+        actions.perform()
+
+
+def wait(driver, script: str, timeout: float = phone.ROUND_S):
+    """Until ``script`` (a JS expression) is truthy in the page; returns its value."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = driver.execute_script(f"return {script}")
+        if value:
+            return value
+        time.sleep(0.05)
+    raise TimeoutError(script)
+
+
+def state(phase: str, round_no: int | None = None) -> str:
+    sel = f'.status .state[data-phase="{phase}"]' + (f'[data-round="{round_no}"]' if round_no else "")
+    return f"document.querySelector('{sel}')"
+
+
+# Selenium's own WebKitGTK driver still builds its connection the deprecated way.
+@pytest.mark.filterwarnings("ignore:setting remote_server_addr:DeprecationWarning")
+def test_a_quick_solo_game_by_touch_in_webkit(server, webkit):
+    driver = webkit
+    finger = Touch(driver)
+    driver.get(server.url + "/")
+    driver.find_element("id", "solo-name").send_keys("Wendy")
+    driver.find_element("css selector", 'input[name="mode"][value="quick"]').click()
+    driver.find_element("css selector", 'input[name="difficulty"][value="easy"]').click()
+    driver.find_element("css selector", "form[action='/solo'] button[type=submit]").click()
+    wait(driver, "document.querySelector('#room[data-live=\"true\"]')", 15)
+    assert driver.find_element("css selector", ".room-code").text == "You vs the computer"
+    assert "Time Auction quick" in driver.find_element("css selector", ".solo-card").text
+    assert len(driver.find_elements("css selector", ".players-list .style-note")) == 4
+    assert not driver.find_elements("id", "invite-url")
+    # Short timings for the test (the page's own JSON post), then Start by touch.
+    code = driver.execute_script("return document.getElementById('room').dataset.code")
+    status = driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        fetch('/r/' + arguments[0] + '/settings', {method: 'POST',
+              headers: {'Content-Type': 'application/json', 'Accept': 'application/json'},
+              body: JSON.stringify(arguments[1])}).then(r => done(r.status), () => done(0));
+    """, code, {"bank_ms": 30_000, "ready_ms": 2_000, "free_ms": 1_000, "result_ms": 2_000,
+                "rounds": ROUNDS})
+    assert status == 200
+    wait(driver, "document.querySelector('.solo-card .sub') && /3 rounds/.test(document.querySelector('.solo-card .sub').textContent)", 10)
+    finger.tap(driver.find_element("id", "start-game"))
+
+    hold = driver.find_element("id", "hold")
+    for n in range(1, ROUNDS + 1):
+        wait(driver, state("countdown", n))
+        wait(driver, "document.getElementById('hold').dataset.state === 'idle'", 10)
+        time.sleep(0.6)                     # past the guard against a double tap
+        finger.down(hold)
+        wait(driver, "document.getElementById('hold').dataset.state === 'in'", 5)
+        wait(driver, state("spending", n))
+        time.sleep(0.4)
+        finger.up()
+        shown = wait(driver, "(/Your bid: (\\d+\\.\\d) s/.exec(document.getElementById('hold-msg').textContent) || [])[1]", 3)
+        wait(driver, f"{state('result', n)} || {state('ended')}")
+        if n < ROUNDS:
+            charged = driver.find_element("css selector", ".result .facts dd").text
+            assert 0.2 <= phone.seconds(charged) <= 1.5, charged
+            assert abs(phone.seconds(charged) - float(shown)) <= 0.2, (charged, shown)
+
+    wait(driver, state("ended"))
+    time.sleep(1.0)
+    driver.save_screenshot(str(phone.ARTIFACTS / "screens" / "webkit-end.png"))
+    rows = driver.find_elements("css selector", ".final .all-bids tbody tr")
+    assert len(rows) == ROUNDS
+    wendy = [row.find_elements("css selector", "td")[0].get_attribute("textContent") for row in rows]
+    assert all(cell[0].isdigit() for cell in wendy), wendy     # a bid in every round
+    assert driver.find_elements("css selector", ".podium .step-1")
