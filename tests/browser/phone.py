@@ -264,8 +264,14 @@ def visible_text(page, selector: str = "body") -> str:
 # Every visible element whose box reaches past the screen's edges, and whether the page scrolls sideways.
 OVERFLOW = """() => {
   const W = document.documentElement.clientWidth, bad = [];
+  // Inside a box that scrolls sideways on its own (and fits), wide content is meant.
+  const scrolls = (el) => ['auto', 'scroll'].includes(getComputedStyle(el).overflowX)
+                          && el.getBoundingClientRect().right <= W + 1;
   for (const el of document.querySelectorAll('body *')) {
     if (el.closest('.sr-only, .skip')) continue;
+    let box = el.parentElement, inside = false;
+    while (box && box !== document.body && !(inside = scrolls(box))) box = box.parentElement;
+    if (inside) continue;
     const r = el.getBoundingClientRect();
     if (!r.width || !r.height || getComputedStyle(el).visibility === 'hidden') continue;
     if (r.right > W + 1 || r.left < -1) {
