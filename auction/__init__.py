@@ -12,7 +12,8 @@ from .config import Config, load_secret_key
 from .hub import Hub
 from .rooms import Rooms
 from .scheduler import Scheduler
-from .store import Store, connect
+from .connection import connect
+from .store import Store
 
 # templates/ and static/ live at the top of the repository, beside this package.
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -55,7 +56,7 @@ class Services:
 
     def __init__(self, client, cap_ms: int = 0):
         self.store = Store(client)
-        self.clock = Clock(client)
+        self.clock = Clock(self.store.time)
         self.hub = Hub(client)
         self.rooms = Rooms(self.store, self.clock, cap_ms)
         self.scheduler = Scheduler(self.rooms)

@@ -7,6 +7,13 @@ keeps only the newest record: a stream renders the latest state, never a
 backlog. When Redis drops the connection the hub reconnects with backoff
 (redis-py resubscribes its channels on reconnect) and pokes every listener,
 so each reloads the state it may have missed.
+
+On a Redis Cluster rooms publish with SPUBLISH on their shard's node, so the
+hub keeps one sharded subscription (SSUBSCRIBE) per node that owns a watched
+room: a "line". When a node goes away (a failover) or the cluster moves a
+slot (the node says so with an unasked-for ``sunsubscribe``), the hub reads
+the cluster's map again, moves the channels to their new node and pokes
+their listeners.
 """
 
 from __future__ import annotations
@@ -15,6 +22,8 @@ import json
 import logging
 import threading
 import time
+
+from redis.cluster import RedisCluster
 
 from . import store
 
@@ -37,7 +46,10 @@ class Listener:
         self._event.set()
 
     def poke(self) -> None:
-        """Something may have been missed: the owner should reload."""
+        """Something may have been missed: the owner should reload. What was
+        kept goes too: a store restarted from its file may have lost the last
+        writes, and its versions restart below the ones seen before."""
+        self.latest = None
         self.missed = True
         self._event.set()
 
@@ -57,26 +69,75 @@ class Listener:
         self.close()
 
 
+class _Line:
+    """One subscription connection and the thread that reads it."""
+
+    def __init__(self, hub: Hub, client, sharded: bool, name: str):
+        self.hub = hub
+        self.sharded = sharded
+        self.name = name
+        self.pubsub = client.pubsub()
+        self.channels: set[str] = set()
+        self.closed = False
+        threading.Thread(target=self._run, name=f"hub {name}", daemon=True).start()
+
+    def add(self, channels: list[str]) -> None:
+        self.channels.update(channels)
+        (self.pubsub.ssubscribe if self.sharded else self.pubsub.subscribe)(*channels)
+
+    def drop(self, chan: str) -> None:
+        self.channels.discard(chan)
+        (self.pubsub.sunsubscribe if self.sharded else self.pubsub.unsubscribe)(chan)
+
+    def _run(self) -> None:
+        backoff = 0.1
+        while not self.closed:
+            try:
+                message = self.pubsub.get_message(timeout=1.0)
+                backoff = 0.1
+            except Exception:
+                log.warning("lost the Redis subscription %s; retrying in %.1f s",
+                            self.name, backoff)
+                time.sleep(backoff)
+                backoff = min(backoff * 2, Hub.BACKOFF_MAX_S)
+                if not self.closed:
+                    self.hub._reconnect(self)
+                continue
+            if not message:
+                continue
+            kind = message["type"]
+            if kind in ("message", "smessage"):
+                self.hub._deliver(message["channel"].decode(), message["data"])
+            elif kind == "sunsubscribe" and message["channel"].decode() in self.channels:
+                self.hub._moved(self, message["channel"].decode())   # its slot moved
+
+    def close(self) -> None:
+        self.closed = True
+        try:
+            self.pubsub.close()
+        except Exception:
+            pass
+
+
 class Hub:
-    """The worker's single subscription, shared by its listeners."""
+    """The worker's subscription (one per node on a cluster), shared by its listeners."""
 
     BACKOFF_MAX_S = 5.0
 
     def __init__(self, client):
         self._client = client
-        self._pubsub = None
+        self._cluster = isinstance(client, RedisCluster)
         self._listeners: dict[str, set[Listener]] = {}
+        self._lines: dict[str, _Line] = {}       # node name (or "") -> its line
         self._lock = threading.Lock()
-        self._thread = None
 
     def listen(self, code: str) -> Listener:
         listener = Listener(self, code)
         with self._lock:
             first = code not in self._listeners
             self._listeners.setdefault(code, set()).add(listener)
-            self._ensure_running()
         if first:
-            self._pubsub.subscribe(store.channel(code))
+            self._line_for(store.channel(code)).add([store.channel(code)])
         return listener
 
     def remove(self, listener: Listener) -> None:
@@ -88,46 +149,70 @@ class Hub:
             if group:
                 return
             del self._listeners[listener.code]
+        chan = store.channel(listener.code)
         try:
-            self._pubsub.unsubscribe(store.channel(listener.code))
+            for line in list(self._lines.values()):
+                if chan in line.channels:
+                    line.drop(chan)
         except Exception:  # the reconnect resubscribes only what is listened to
             log.warning("unsubscribe failed for %s", listener.code)
 
-    def _ensure_running(self) -> None:
-        if self._thread is None:
-            self._pubsub = self._client.pubsub(ignore_subscribe_messages=True)
-            self._thread = threading.Thread(target=self._run, name="hub", daemon=True)
-            self._thread.start()
-
-    def _run(self) -> None:
-        backoff = 0.1
-        while True:
-            try:
-                message = self._pubsub.get_message(timeout=1.0)
-                backoff = 0.1
-            except Exception:
-                log.warning("lost the Redis subscription; retrying in %.1f s", backoff)
-                time.sleep(backoff)
-                backoff = min(backoff * 2, self.BACKOFF_MAX_S)
-                self._resubscribe()
-                continue
-            if message and message["type"] == "message":
-                self._deliver(message["channel"].decode(), message["data"])
-
-    def _resubscribe(self) -> None:
+    def _line_for(self, chan: str) -> _Line:
+        """The line that carries ``chan``: the one, or its node's on a cluster."""
+        if self._cluster:
+            node = self._client.get_node_from_key(chan)
+            name, client = node.name, node.redis_connection
+        else:
+            name, client = "", self._client
         with self._lock:
-            codes = list(self._listeners)
-            listeners = [item for group in self._listeners.values() for item in group]
+            line = self._lines.get(name)
+            if line is None:
+                line = self._lines[name] = _Line(self, client, self._cluster, name or "redis")
+            return line
+
+    def _reconnect(self, line: _Line) -> None:
+        """After a lost connection: subscribe again (on a cluster, wherever each
+        channel now lives) and poke the listeners of everything on the line."""
+        with self._lock:
+            watched = {store.channel(c) for c in self._listeners}
+        channels = sorted(line.channels & watched)
         try:
-            if codes:
-                self._pubsub.subscribe(*(store.channel(c) for c in codes))
+            if self._cluster:
+                self._client.nodes_manager.initialize()   # the map may have changed
+                self._regroup(line, channels)
+            elif channels:
+                line.add(channels)
         except Exception:
-            return
+            return       # still away: the line's loop backs off and calls again
+        self._poke(channels)
+
+    def _moved(self, line: _Line, chan: str) -> None:
+        try:
+            self._client.nodes_manager.initialize()
+            self._regroup(line, [chan])
+        except Exception:
+            log.warning("could not follow %s to its new node", chan)
+        self._poke([chan])
+
+    def _regroup(self, line: _Line, channels: list[str]) -> None:
+        line.channels.difference_update(channels)
+        for chan in channels:
+            self._line_for(chan).add([chan])
+        if not line.channels:         # nothing of ours lives on that node now
+            with self._lock:
+                if self._lines.get(line.name) is line:
+                    del self._lines[line.name]
+            line.close()
+
+    def _poke(self, channels: list[str]) -> None:
+        codes = {store.code_of_channel(c) for c in channels}
+        with self._lock:
+            listeners = [item for code in codes for item in self._listeners.get(code, ())]
         for listener in listeners:
             listener.poke()
 
     def _deliver(self, chan: str, data: bytes) -> None:
-        code = chan.removeprefix(store.PREFIX + "room:").removesuffix(":changes")
+        code = store.code_of_channel(chan)
         version, _, payload = data.partition(b"\n")
         record = json.loads(payload)
         with self._lock:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from . import bots, fairness, rules
 from .record import Room, digest  # noqa: F401  (re-exported: the web layer names them here)
 from .rematch import table_again
-from .store import ENDED_TTL_S, LOBBY_TTL_S, PLAYING_TTL_S, NoSuchRoom, Store
+from .store import ENDED_TTL_S, LOBBY_TTL_S, PLAYING_TTL_S, NoSuchRoom, Store, hold_key
 
 # Unambiguous letters: no I/O (like 1/0), no L, no U/V pairs to misread.
 ALPHABET = "ABCDEFGHJKMNPQRSTWXYZ"
@@ -44,7 +44,7 @@ def valid_code(code: str) -> bool:
 
 def hold_slot(code: str, pid: str) -> str:
     """The store key of a seat's hold socket claim and heartbeat."""
-    return f"hold:{code}:{pid}"
+    return hold_key(code, pid)
 
 
 @dataclass
@@ -70,7 +70,7 @@ class Rooms:
         self.store = store
         self.clock = clock
         self.cap_ms = cap_ms      # the latency compensation cap (fairness.py)
-        self.wake = lambda: None  # set by the worker's scheduler
+        self.wake = lambda at_ms: None  # set by the worker's scheduler
 
     # -- reading ------------------------------------------------------------
 
@@ -169,7 +169,7 @@ class Rooms:
                                           _ttl(room.game))
             if new_version is not None:
                 if deadline is not None:
-                    self.wake()
+                    self.wake(deadline)
                 if any(isinstance(e, rules.PhaseChanged) and e.phase is rules.Phase.ENDED
                        for e in events):   # each seated device's "your games" list
                     self.store.remember_game(list(room.seats), code, now)

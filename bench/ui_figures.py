@@ -1,7 +1,7 @@
 """Figures for the browser UI, printed (no assertions):
 
-1. bytes of the first load of the room page from an invite link (empty cache),
-   as served and as gzip would send them;
+1. bytes of the first load of the room page from an invite link (empty cache):
+   each body, and what crossed the wire (compressed, headers included);
 2. the same first load over Chromium's "Slow 4G" (DevTools' preset, set with
    CDP Network.emulateNetworkConditions: 562.5 ms latency, 1.44 Mbit/s down,
    675 kbit/s up): when the page was parsed, when its scripts had run
@@ -16,7 +16,6 @@ Run: .venv/bin/python bench/ui_figures.py [presses] [slow-loads]   (needs /usr/b
 
 from __future__ import annotations
 
-import gzip
 import statistics
 import sys
 import time
@@ -53,7 +52,7 @@ def first_load(browser, base: str, invite: str) -> None:
     bodies = []
     page.on("requestfinished", lambda r: bodies.append(r))
     page.goto(invite, wait_until="networkidle")
-    sent = raw = packed = 0
+    sent = raw = 0
     rows = []
     for request in bodies:
         if request.url.endswith("/events"):
@@ -61,16 +60,17 @@ def first_load(browser, base: str, invite: str) -> None:
         response = request.response()
         body = response.body() if response else b""
         sizes = request.sizes()
-        sent += sizes["responseBodySize"] + sizes["responseHeadersSize"]
+        wire = sizes["responseBodySize"] + sizes["responseHeadersSize"]
+        sent += wire
         raw += len(body)
-        packed += len(gzip.compress(body, 6))
-        rows.append((request.url.replace(base, ""), len(body), len(gzip.compress(body, 6))))
+        encoding = (response.headers.get("content-encoding", "-") if response else "-")
+        rows.append((request.url.replace(base, ""), len(body), wire, encoding))
     ctx.close()
     print("first load of the room page from the invite link (empty cache):")
-    for url, size, gz in rows:
-        print(f"  {url:60.60s} {size:8d} B  gzip {gz:7d} B")
-    print(f"  total bodies {raw} B; gzip-compressed {packed} B; on the wire here {sent} B "
-          "(the app server itself does not compress)")
+    print(f"  {'url':60s} {'body':>8s}  {'on the wire':>11s}  encoding")
+    for url, size, wire, encoding in rows:
+        print(f"  {url:60.60s} {size:8d} B {wire:9d} B  {encoding}")
+    print(f"  total: bodies {raw} B, on the wire (headers included) {sent} B")
 
 
 # DevTools' "Slow 4G" preset (front_end/core/sdk/NetworkManager.ts), in CDP's units.

@@ -12,6 +12,7 @@ import pytest
 import redis
 import requests
 
+from auction import store
 from auction.store import ENDED_TTL_S
 import client
 from client import Player
@@ -168,16 +169,20 @@ def test_the_rematch_seats_the_same_table_and_every_stream_follows(game, server)
     assert ann.post(f"/r/{new}/start").json()["phase"] == "countdown"
 
 
+# Every room's record, whatever its shard's hash tag (store.py names the keys).
+ROOMS = store.room_key("*").replace(store.TAGS[store.shard("*")], "*")
+
+
 def test_a_rematch_before_the_end_is_refused_and_creates_nothing(server, redis_url):
     ann, bob = Player(server.url), Player(server.url)
     code = ann.create("Ann", "stake")
     bob.join(code, "Bob")
     r = redis.Redis.from_url(redis_url)
-    rooms_before = set(r.scan_iter("ta:room:*"))
+    rooms_before = set(r.scan_iter(ROOMS))
     assert ann.post(f"/r/{code}/rematch", expect=409).json()["error"]
     ann.post(f"/r/{code}/start")
     assert ann.post(f"/r/{code}/rematch", expect=409).json()["error"]
-    assert set(r.scan_iter("ta:room:*")) - rooms_before == set()
+    assert set(r.scan_iter(ROOMS)) - rooms_before == set()
     assert ann.state()["rematch"] is None
 
 
@@ -190,7 +195,7 @@ def test_racing_rematch_taps_open_one_room(server, redis_url):
     ann.post(f"/r/{code}/start")          # nobody presses: the round ends at go
     ann.wait_view(lambda v: v["phase"] == "ended", timeout=20)
     r = redis.Redis.from_url(redis_url)
-    rooms_before = set(r.scan_iter("ta:room:*"))
+    rooms_before = set(r.scan_iter(ROOMS))
     codes, barrier = [], threading.Barrier(4)
 
     def tap():
@@ -202,5 +207,5 @@ def test_racing_rematch_taps_open_one_room(server, redis_url):
     for t in taps:
         t.join(20)
     assert len(codes) == 4 and len(set(codes)) == 1
-    assert {k.decode() for k in set(r.scan_iter("ta:room:*")) - rooms_before} == \
-        {f"ta:room:{codes[0]}"}
+    assert {k.decode() for k in set(r.scan_iter(ROOMS)) - rooms_before} == \
+        {store.room_key(codes[0])}

@@ -19,8 +19,8 @@ from flask_limiter.errors import RateLimitExceeded
 from .. import rules
 from ..rooms import Conflict
 from ..store import NoSuchRoom
-from . import (actions, api, capacity, hold, identity, limits, pages, results, room, screen,
-               stream)
+from . import (actions, api, capacity, delivery, hold, identity, limits, outage, pages, results,
+               room, screen, stream)
 from .common import csrf_token, services
 from .respond import error
 
@@ -53,6 +53,8 @@ def register(app: Flask, client) -> None:
     app.register_error_handler(NoSuchRoom, _no_such_room)
     app.register_error_handler(Conflict, lambda e: error(409, str(e)))
     app.register_error_handler(RateLimitExceeded, _too_many)
+    outage.register(app)   # the store away: 503 + Retry-After, never a 500
+    delivery.init(app)     # static files by WhiteNoise, pages compressed
 
 
 def _identify() -> None:

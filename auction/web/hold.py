@@ -32,7 +32,7 @@ from wsproto.utilities import LocalProtocolError
 
 from .. import fairness, rules
 from ..rooms import hold_slot
-from ..store import NoSuchRoom
+from ..store import UNAVAILABLE, NoSuchRoom
 from . import limits
 from .capacity import capacity
 from .common import room_code, services
@@ -306,5 +306,13 @@ def hold(ws, code):
         limits.missed_room()
         ws.send(json.dumps({"type": "refused", "reason": "no_room"}))
         return
-    with capacity().serving("holds"):
-        HoldSession(ws, code, g.device_token, g.arrived_ms).run()
+    session = HoldSession(ws, code, g.device_token, g.arrived_ms)
+    try:
+        with capacity().serving("holds"):
+            session.run()
+    except UNAVAILABLE:   # the store is away (outage.py): say so rather than drop the socket
+        kind = "refused" if session.round is None else "released"
+        try:
+            ws.send(json.dumps({"type": kind, "reason": "unavailable"}))
+        except ConnectionClosed:
+            pass

@@ -17,6 +17,7 @@ import time
 from flask import Flask, current_app, g, request
 from flask_limiter import ApplicationLimit, Limiter
 from flask_limiter.errors import RateLimitExceeded
+from redis.cluster import RedisCluster
 
 from .common import services
 from .identity import address, device
@@ -74,10 +75,15 @@ def init(app: Flask, client) -> Limiter:
                                deduct_when=(lambda r: g.get("missed_room", False)) if misses
                                else None)
               for rate, scope, key, endpoints, misses in RATES]
-    limiter = Limiter(key_func=address, application_limits=limits, storage_uri="redis://",
-                      storage_options={"connection_pool": client.connection_pool,
-                                       "key_prefix": "ta:limit"},
-                      strategy="sliding-window-counter")
+    if isinstance(client, RedisCluster):   # limits speaks the same redis+cluster:// URLs
+        storage = {"storage_uri": app.config["REDIS_URL"],
+                   "storage_options": {"key_prefix": "ta:limit"}}
+    else:
+        storage = {"storage_uri": "redis://",
+                   "storage_options": {"connection_pool": client.connection_pool,
+                                       "key_prefix": "ta:limit"}}
+    limiter = Limiter(key_func=address, application_limits=limits,
+                      strategy="sliding-window-counter", **storage)
     limiter.init_app(app)
     app.extensions["auction_limiter"] = limiter
     app.extensions["auction_caps"] = tuple(

@@ -1,0 +1,70 @@
+"""The store's Lua scripts: each runs whole inside Redis, touching the keys of one
+hash slot (see store.py), so a write is all or nothing and races are detected.
+
+``SAVE`` publishes with the command its caller names (PUBLISH, or SPUBLISH on a
+cluster), on a channel in the same slot as the keys it writes.
+"""
+
+CREATE = """
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'state', ARGV[1], 'v', 1)
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+redis.call('SET', KEYS[2], '1', 'EX', ARGV[3])
+return 1
+"""
+
+SAVE = """
+local v = redis.call('HGET', KEYS[1], 'v')
+if not v or v ~= ARGV[1] then return 0 end
+local nv = tonumber(v) + 1
+redis.call('HSET', KEYS[1], 'state', ARGV[2], 'v', nv)
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+redis.call('SET', KEYS[2], '1', 'EX', ARGV[4])
+if ARGV[5] == '' then
+  redis.call('ZREM', KEYS[3], ARGV[6])
+else
+  redis.call('ZADD', KEYS[3], ARGV[5], ARGV[6])
+end
+redis.call(ARGV[8], ARGV[7], nv .. '\\n' .. ARGV[2])
+return nv
+"""
+
+# Claim due deadlines by pushing them a lease into the future: the claimer
+# replaces it with the room's real next deadline when it saves; if the
+# claimer dies first, the lease runs out and another worker claims it.
+CLAIM = """
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
+for _, code in ipairs(due) do redis.call('ZADD', KEYS[1], ARGV[2], code) end
+return due
+"""
+
+
+# The one-socket-per-seat claim doubles as the holder's heartbeat: its value
+# is "<owner> <last alive ms>", kept a while after the socket ends ("-" as
+# owner) so another worker can still read the last-alive moment.
+TAKE_SLOT = """
+local cur = redis.call('GET', KEYS[1])
+if cur then
+  local owner, ms = string.match(cur, '(%S+) (%d+)')
+  if owner ~= '-' and tonumber(ARGV[2]) - tonumber(ms) < tonumber(ARGV[3]) then return 0 end
+end
+redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. ARGV[2], 'PX', ARGV[4])
+return 1
+"""
+
+BEAT = """
+local cur = redis.call('GET', KEYS[1])
+if not cur or string.match(cur, '(%S+) ') ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2] .. ' ' .. ARGV[3], 'PX', ARGV[4])
+return 1
+"""
+
+
+# Leases on connections (web/limits.py): members scored by when they run out.
+LEASE = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[4])
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return 1
+"""

@@ -1,0 +1,260 @@
+"""Load: rooms of four playing short Time Stake games, stepped up in players.
+
+For each step (players x workers) it starts ``gunicorn -k gevent`` with that
+many workers on a private Redis, sets up the rooms from several generator
+processes (bench/loadgen.py: asyncio, hundreds of players each), starts every
+game within a few seconds of the others, and prints one row:
+
+  holds       holds the client let go of and was charged for
+  bid err     charged bid - the client's own hold (from the moment its stream
+              showed spending to its release), p50 / p99 / max of |error|, ms
+  result      last release -> the result view arriving, p50 / p99, ms
+  wrong ref   presses sent before go (as the client's stream told it) refused
+  lost        round results a player never saw
+  errors      everything else that went wrong (listed under the table)
+  app CPU/MB  the server's workers (psutil), CPU in % of one core, peak RSS
+  redis       Redis's CPU, and its memory per room (its data once the games ended
+              and the server left; rooms are kept a day after their end)
+  gen CPU/MB  the generator processes themselves
+
+    .venv/bin/python bench/load.py                       # 250 500 1000 x 1 2 workers
+    .venv/bin/python bench/load.py --players 2000 4000 --workers 2
+    .venv/bin/python bench/load.py --smoke               # 8 players, 1 worker, 1 round
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import multiprocessing
+import os
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import psutil
+import redis
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE), str(HERE.parent / "tests")]
+
+import loadgen  # noqa: E402
+from harness import AppServer, RedisServer  # noqa: E402
+
+# A gevent worker serves each stream and hold socket as a greenlet; gunicorn's
+# default cap of 1,000 connections per worker would be the first limit hit.
+GUNICORN_ARGS = ("--worker-connections", "20000")
+COLUMNS = [("players", 7), ("workers", 7), ("holds", 6), ("err p50", 8), ("p99", 6),
+           ("max", 6), ("res p50", 8), ("p99", 6), ("wrong ref", 9), ("lost", 5),
+           ("errors", 6), ("app CPU", 8), ("app MB", 7), ("redis CPU", 9),
+           ("KB/room", 8), ("gen CPU", 8), ("gen MB", 7)]
+
+
+def child(base: str, rooms: int, rounds: int, seed: int, ramp_s: float, queue, go) -> None:
+    """One generator process: set up its rooms, say so, wait for the start, play."""
+    tally = loadgen.Tally()
+
+    async def main():
+        http, made = await loadgen.set_up_rooms(base, rooms, rounds, seed, tally)
+        queue.put(("ready", seed))
+        start_at = await asyncio.get_running_loop().run_in_executor(None, go.get)
+        await loadgen.play_rooms(http, made, start_at, ramp_s, tally)
+
+    try:
+        loadgen.run(main)
+    except Exception as exc:
+        tally.errors[f"generator failed: {exc!r}"] += 1
+        queue.put(("ready", seed))
+    queue.put(("done", tally.as_dict()))
+
+
+class Meter:
+    """CPU seconds and peak memory of some processes, sampled while a step runs."""
+
+    def __init__(self, pids: list[int]):
+        self.procs = [psutil.Process(pid) for pid in pids]
+        self.cpu0 = self._cpu()
+        self.peak_rss = 0
+
+    def _cpu(self) -> float:
+        total = 0.0
+        for p in self.procs:
+            try:
+                t = p.cpu_times()
+                total += t.user + t.system
+            except psutil.NoSuchProcess:
+                pass
+        return total
+
+    def sample(self) -> None:
+        rss = 0
+        for p in self.procs:
+            try:
+                rss += p.memory_info().rss
+            except psutil.NoSuchProcess:
+                pass
+        self.peak_rss = max(self.peak_rss, rss)
+
+    def cpu_s(self) -> float:
+        return self._cpu() - self.cpu0
+
+
+def run_step(players: int, workers: int, rounds: int, procs: int, ramp_s: float,
+             store: RedisServer, root: Path) -> dict:
+    """Serve, set up, play, measure: one row of the table."""
+    rooms = max(1, players // 4)
+    client = redis.Redis.from_url(store.url)
+    client.flushall()
+    memory0 = client.info("memory")["used_memory"]
+    # Every player comes from 127.0.0.1: the per-address limits would count them as one.
+    server = AppServer(store.url, workers=workers, args=GUNICORN_ARGS, root=root,
+                       env={"TA_RATE_LIMIT_SCALE": "10000"})
+    ctx = multiprocessing.get_context("spawn")
+    queue = ctx.Queue()
+    procs = max(1, min(procs, rooms))
+    gos = [ctx.Queue() for _ in range(procs)]
+    shares = [rooms // procs + (i < rooms % procs) for i in range(procs)]
+    kids = [ctx.Process(target=child, args=(server.url, n, rounds, i + 1, ramp_s, queue, gos[i]),
+                        daemon=True) for i, n in enumerate(shares)]
+    try:
+        for k in kids:
+            k.start()
+        for _ in kids:
+            queue.get(timeout=600)
+        app = Meter(server.worker_pids() or [server.proc.pid])
+        red = Meter([store.proc.pid])
+        gen = Meter([k.pid for k in kids])
+        machine0 = _busy_s()
+        started = time.monotonic()
+        for go in gos:
+            go.put(started + 1.0)
+        tallies = []
+        while len(tallies) < len(kids):
+            for m in (app, red, gen):
+                m.sample()
+            try:
+                kind, data = queue.get(timeout=0.5)
+            except Exception:
+                continue
+            if kind == "done":
+                tallies.append(data)
+        wall = time.monotonic() - started
+        machine = _busy_s() - machine0
+        for k in kids:
+            k.join(30)
+    finally:
+        server.stop()
+    # Measured once the server's connections are gone: what the rooms' data takes.
+    memory = client.info("memory")["used_memory"] - memory0
+    client.close()
+    row = merge(tallies)
+    row.update(players=rooms * 4, workers=workers, rooms=rooms, wall_s=wall,
+               app_cpu=100 * app.cpu_s() / wall, app_mb=app.peak_rss / 2**20,
+               redis_cpu=100 * red.cpu_s() / wall, kb_per_room=memory / 1024 / rooms,
+               gen_cpu=100 * sum(t["cpu_s"] for t in tallies) / wall,
+               gen_mb=sum(t["max_rss_kb"] for t in tallies) / 1024,
+               machine_cpu=100 * machine / wall, load=os.getloadavg()[0])
+    row["others_cpu"] = row["machine_cpu"] - row["app_cpu"] - row["redis_cpu"] - row["gen_cpu"]
+    return row
+
+
+def _busy_s() -> float:
+    """CPU seconds the whole machine spent busy (all cores), so far."""
+    t = psutil.cpu_times()
+    return sum(t) - t.idle - getattr(t, "iowait", 0.0)
+
+
+def merge(tallies: list[dict]) -> dict:
+    out: dict = {}
+    for t in tallies:
+        for key, value in t.items():
+            if isinstance(value, dict):
+                out.setdefault(key, Counter()).update(value)
+            elif isinstance(value, list):
+                out.setdefault(key, []).extend(value)
+            elif key == "gen_lag_ms":
+                out[key] = max(out.get(key, 0), value)
+            else:
+                out[key] = out.get(key, 0) + value
+    return out
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def header() -> str:
+    return " ".join(f"{name:>{width}}" for name, width in COLUMNS)
+
+
+def format_row(row: dict) -> str:
+    errors = [abs(e) for e in row["bid_errors"]]
+    delays = row["result_delays"]
+    cells = [row["players"], row["workers"], row["holds"], f"{pct(errors, .5):.1f}",
+             f"{pct(errors, .99):.0f}", f"{max(errors, default=math.nan):.0f}",
+             f"{pct(delays, .5):.0f}", f"{pct(delays, .99):.0f}", row["wrong_refusals"],
+             row["lost"], sum(row["errors"].values()) + row["cut"], f"{row['app_cpu']:.0f}%",
+             f"{row['app_mb']:.0f}", f"{row['redis_cpu']:.0f}%", f"{row['kb_per_room']:.1f}",
+             f"{row['gen_cpu']:.0f}%", f"{row['gen_mb']:.0f}"]
+    return " ".join(f"{cell:>{width}}" for cell, (_, width) in zip(cells, COLUMNS))
+
+
+def notes(row: dict) -> str:
+    parts = [f"{row['rooms_ended']}/{row['rooms']} rooms ended", f"{row['wall_s']:.0f} s",
+             f"generator lag up to {row['gen_lag_ms']:.0f} ms",
+             f"machine busy {row['machine_cpu']:.0f}% of {psutil.cpu_count()} cores, of which "
+             f"{max(0.0, row['others_cpu']):.0f}% outside the bench's processes (other jobs; "
+             f"kernel work such as loopback networking); load average {row['load']:.1f}"]
+    if row["cut"]:
+        parts.append(f"{row['cut']} holds cut by the server")
+    parts += [f"{n} x {kind}" for kind, n in sorted(row["errors"].items())]
+    parts += [f"refused {n} x {reason}" for reason, n in sorted(row["refusals"].items())]
+    if row["reconnects"]:
+        parts.append(f"{row['reconnects']} stream reconnects ({row['disturbed']} holds not"
+                     " measured for it)")
+    if row["inconsistent"]:
+        parts.append(f"{row['inconsistent']} final tables whose banks do not add up")
+    return f"  {row['players']} players / {row['workers']} workers: " + "; ".join(parts)
+
+
+def main(argv: list[str] | None = None) -> list[dict]:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--players", type=int, nargs="+", default=[250, 500, 1000])
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--procs", type=int, default=0,
+                        help="generator processes (default: one per 600 players, at most 4)")
+    parser.add_argument("--ramp", type=float, default=4.0,
+                        help="seconds over which the games start")
+    parser.add_argument("--root", type=Path, default=HERE.parent,
+                        help="the checkout to serve (e.g. an export of main, for a baseline)")
+    parser.add_argument("--smoke", action="store_true", help="8 players, 1 worker, 1 round")
+    args = parser.parse_args(argv)
+    if args.smoke:
+        args.players, args.workers, args.rounds, args.ramp = [8], [1], 1, 0.5
+    store = RedisServer()
+    rows = []
+    print(header(), flush=True)
+    try:
+        for players in args.players:
+            for workers in args.workers:
+                procs = args.procs or min(4, math.ceil(players / 600))
+                row = run_step(players, workers, args.rounds, procs, args.ramp, store, args.root)
+                rows.append(row)
+                print(format_row(row), flush=True)
+    finally:
+        store.stop()
+    print("bid err: |charged bid - client's hold| ms; res: last release -> result view ms;"
+          " CPU in % of one core")
+    for row in rows:
+        print(notes(row))
+    return rows
+
+
+if __name__ == "__main__":
+    main()
