@@ -43,10 +43,11 @@ class Config:
     # router, each with a page, plus a big screen, is far below these).
     MAX_STREAMS_PER_ADDRESS = int(os.environ.get("MAX_STREAMS_PER_ADDRESS", "40"))
     MAX_HOLDS_PER_ADDRESS = int(os.environ.get("MAX_HOLDS_PER_ADDRESS", "16"))
-    # A worker this far behind (its event loop's worst oversleep in the last
-    # second), or serving this many holds or streams, turns new rooms and joins
-    # away with 503 so running games keep their timing (web/capacity.py; 0: off).
-    OVERLOAD_LAG_MS = float(os.environ.get("OVERLOAD_LAG_MS", "75"))
+    # A worker this far behind (how late its event loop woke through most of
+    # the last second), or serving this many holds or streams, turns new rooms
+    # and joins away with 503 so running games keep their timing
+    # (web/capacity.py; 0: off).
+    OVERLOAD_LAG_MS = float(os.environ.get("OVERLOAD_LAG_MS", "100"))
     MAX_HOLDS_PER_WORKER = int(os.environ.get("MAX_HOLDS_PER_WORKER", "0"))
     MAX_STREAMS_PER_WORKER = int(os.environ.get("MAX_STREAMS_PER_WORKER", "0"))
 
