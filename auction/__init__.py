@@ -7,6 +7,7 @@ from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import web
+from .beats import Beats
 from .clock import Clock
 from .config import Config, load_secret_key
 from .hub import Hub
@@ -58,6 +59,7 @@ class Services:
         self.store = Store(client)
         self.clock = Clock(self.store.time)
         self.hub = Hub(client)
+        self.beats = Beats(self.store)
         self.rooms = Rooms(self.store, self.clock, cap_ms)
         self.scheduler = Scheduler(self.rooms)
         # A deadline set here wakes this worker's timer loop at once.

@@ -147,7 +147,8 @@ class Rooms:
         ``watchdog``: also release human holders whose socket fell silent.
         """
         for _ in range(RETRIES):
-            room, version = self.load(code)
+            record, version = self.store.load(code)
+            room = Room.from_record(record)
             now = self.clock.now_ms() if now_ms is None else now_ms
             action = build(room)
             if action is not None:
@@ -165,7 +166,15 @@ class Rooms:
                     after(room, more)
             self._stamp_spending(room)
             deadline = room.deadline(now)
-            new_version = self.store.save(code, version, room.to_record(), deadline,
+            after_record = room.to_record()
+            if after_record == record:
+                # Nothing changed (a watchdog look, a timer fired early): no save and
+                # no publish, so no stream wakes for nothing; only the next look is set.
+                self.store.reschedule(code, version, deadline)
+                if deadline is not None:
+                    self.wake(deadline)
+                return Outcome(room, version, events, result)
+            new_version = self.store.save(code, version, after_record, deadline,
                                           _ttl(room.game))
             if new_version is not None:
                 if deadline is not None:

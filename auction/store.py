@@ -140,7 +140,8 @@ class Store:
         self._save = client.register_script(scripts.SAVE)
         self._claim = client.register_script(scripts.CLAIM)
         self._take_slot = client.register_script(scripts.TAKE_SLOT)
-        self._beat = client.register_script(scripts.BEAT)
+        self._beats = client.register_script(scripts.BEATS)
+        self._reschedule = client.register_script(scripts.RESCHEDULE)
         self._lease = client.register_script(scripts.LEASE)
 
     def time(self) -> tuple[int, int]:
@@ -169,6 +170,11 @@ class Store:
         args = [str(version), json.dumps(record), ttl_s, ttl_s + CODE_COOLDOWN_S,
                 "" if deadline_ms is None else deadline_ms, code, channel(code), self.publish]
         return self._save(keys=keys, args=args) or None
+
+    def reschedule(self, code: str, version: int, deadline_ms: int | None) -> None:
+        """Set the room's next deadline alone (nothing to save), if still at ``version``."""
+        self._reschedule(keys=[room_key(code), deadlines_key(shard(code))],
+                         args=[str(version), "" if deadline_ms is None else deadline_ms, code])
 
     def earliest(self) -> list[int | None]:
         """Each shard's earliest pending deadline (ms), or None: one round trip
@@ -217,9 +223,14 @@ class Store:
         stale_ms) has it."""
         return bool(self._take_slot(keys=[key], args=[owner, now_ms, stale_ms, SLOT_KEEP_MS]))
 
-    def heartbeat(self, key: str, owner: str, now_ms: int, free: bool = False) -> None:
-        """Record that ``owner``'s socket was alive at ``now_ms`` (and, if ``free``, gone)."""
-        self._beat(keys=[key], args=[owner, "-" if free else owner, now_ms, SLOT_KEEP_MS])
+    def beat_many(self, entries: list[tuple]) -> None:
+        """Heartbeats and round trips of holds of one shard, in one script call:
+        (code, pid, owner, last alive ms, samples oldest first, socket ended)."""
+        keys, args = [], [SLOT_KEEP_MS, RTT_KEEP, RTT_TTL_S]
+        for code, pid, owner, alive_ms, samples, ended in entries:
+            keys += [hold_key(code, pid), rtt_key(code, pid)]
+            args += [owner, "-" if ended else owner, alive_ms, len(samples), *samples]
+        self._beats(keys=keys, args=args)
 
     def heartbeats(self, keys: list[str]) -> list[tuple[str, int] | None]:
         """(owner, last alive ms) of each slot (one room's: one hash slot);
@@ -248,17 +259,6 @@ class Store:
         self.redis.zrem(lease_key(key), member)
 
     # -- fairness: what the hold socket measures, kept between its sockets --
-
-    def push_rtts(self, code: str, pid: str, samples: list[int]) -> None:
-        """Add round-trip samples (oldest first) to the seat's recent ones."""
-        if not samples:
-            return
-        key = rtt_key(code, pid)
-        pipe = self.redis.pipeline()
-        pipe.lpush(key, *samples)
-        pipe.ltrim(key, 0, RTT_KEEP - 1)
-        pipe.expire(key, RTT_TTL_S)
-        pipe.execute()
 
     def rtt_samples(self, code: str, pid: str) -> list[int]:
         """The seat's recent round trips, newest first."""

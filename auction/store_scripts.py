@@ -52,12 +52,6 @@ redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. ARGV[2], 'PX', ARGV[4])
 return 1
 """
 
-BEAT = """
-local cur = redis.call('GET', KEYS[1])
-if not cur or string.match(cur, '(%S+) ') ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[2] .. ' ' .. ARGV[3], 'PX', ARGV[4])
-return 1
-"""
 
 
 # Leases on connections (web/limits.py): members scored by when they run out.
@@ -66,5 +60,44 @@ redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
 redis.call('ZADD', KEYS[1], ARGV[3], ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return 1
+"""
+
+
+# Many holds' heartbeats and round trips at once (beats.py), all in one shard:
+# KEYS are pairs (hold slot, round trips); ARGV: keep ms, samples kept, their
+# TTL, then per hold: owner, owner to write ("-" once the socket ended), last
+# alive ms, the number of samples, the samples (oldest first). A slot another
+# socket has taken since is left alone.
+BEATS = """
+local keep, rkeep, rttl = ARGV[1], tonumber(ARGV[2]), ARGV[3]
+local a = 4
+for i = 1, #KEYS, 2 do
+  local owner, as, alive, n = ARGV[a], ARGV[a + 1], ARGV[a + 2], tonumber(ARGV[a + 3])
+  a = a + 4
+  local cur = redis.call('GET', KEYS[i])
+  if cur and string.match(cur, '(%S+) ') == owner then
+    redis.call('SET', KEYS[i], as .. ' ' .. alive, 'PX', keep)
+  end
+  if n > 0 then
+    for j = 0, n - 1 do redis.call('LPUSH', KEYS[i + 1], ARGV[a + j]) end
+    redis.call('LTRIM', KEYS[i + 1], 0, rkeep - 1)
+    redis.call('EXPIRE', KEYS[i + 1], rttl)
+    a = a + n
+  end
+end
+return 1
+"""
+
+
+# Set a room's next deadline without saving it, if it is still at the version
+# the caller looked at (else the writer that moved it on set its own).
+RESCHEDULE = """
+if redis.call('HGET', KEYS[1], 'v') ~= ARGV[1] then return 0 end
+if ARGV[2] == '' then
+  redis.call('ZREM', KEYS[2], ARGV[3])
+else
+  redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
+end
 return 1
 """

@@ -105,6 +105,7 @@ class HoldSession:
         self.tls = request.is_secure        # a socket over TLS took a round trip more
         self.round = None           # the round and spending start this hold is in
         self.spend_ms = None
+        self.listener = None
         # Only a floor for holds too short for any ping answer: behind a proxy
         # the kernel sees the proxy, not the phone.
         self.kernel_rtt = kernel_rtt_ms(ws.sock)
@@ -128,13 +129,18 @@ class HoldSession:
         if self.pid is None:
             return self.refuse("not_seated")
         self.slot = hold_slot(self.code, self.pid)
-        store = self.svc.store
-        if not store.take_slot(self.slot, self.sid, self.svc.clock.now_ms(), DEAD_MS):
+        if not self.svc.store.take_slot(self.slot, self.sid, self.svc.clock.now_ms(), DEAD_MS):
             return self.refuse("second_socket")
+        self.svc.beats.add(self.sid, self.code, self.pid, self.tap.last_ms)
+        # The room's published changes tell this hold when the server ended it;
+        # listening before the press, no change can slip between the two.
+        self.listener = self.svc.hub.listen(self.code)
         try:
             self._hold(room)
         finally:
-            store.heartbeat(self.slot, self.sid, self.tap.last_ms, free=True)
+            self.listener.close()
+            self.svc.beats.note(self.sid, self.tap.last_ms, self._fresh())
+            self.svc.beats.remove(self.sid)
             self._drain()
 
     def _drain(self) -> None:
@@ -167,14 +173,18 @@ class HoldSession:
             rtt = self._measured_rtt()
         return rtt
 
-    def _store_rtts(self) -> None:
+    def _fresh(self) -> list[int]:
+        """This socket's round trips measured since last asked."""
         fresh, self.tap.fresh = self.tap.fresh, []
-        self.svc.store.push_rtts(self.code, self.pid, fresh)
+        return fresh
 
     def _measured_rtt(self) -> int | None:
-        """The seat's round-trip estimate from ping answers, this socket's included."""
-        self._store_rtts()
-        return fairness.estimate_rtt(self.svc.store.rtt_samples(self.code, self.pid))
+        """The seat's round-trip estimate from ping answers, this socket's included
+        (those the worker has not written yet first: they are the newest)."""
+        self.svc.beats.note(self.sid, self.tap.last_ms, self._fresh())
+        samples = self.svc.beats.pending(self.sid) + self.svc.store.rtt_samples(self.code,
+                                                                                 self.pid)
+        return fairness.estimate_rtt(samples)
 
     def _rtt(self) -> int | None:
         rtt = self._measured_rtt()
@@ -233,8 +243,7 @@ class HoldSession:
             self.ws.sock.send(self.tap.send(Ping(payload)))
         except (OSError, LocalProtocolError):
             pass    # the connection is closing; the watch loop sees it and lets go
-        self.svc.store.heartbeat(self.slot, self.sid, self.tap.last_ms)
-        self._store_rtts()
+        self.svc.beats.note(self.sid, self.tap.last_ms, self._fresh())
 
     def _beat(self) -> None:
         try:
@@ -242,19 +251,32 @@ class HoldSession:
         except ConnectionClosed:
             pass
 
+    def _my_hold(self) -> list | None:
+        """[press, release] of this seat in this hold's round, as the room was last
+        published (release None while held); None once the round is gone. No
+        news since the press: still held. Reloaded only if news may be lost."""
+        if self.listener.missed:
+            self.listener.missed = False
+            record, _ = self.svc.store.load(self.code)
+        elif self.listener.latest:
+            record = self.listener.latest[1]
+        else:
+            return [self.pressed_ms, None]
+        rnd = record["game"]["current"]
+        if rnd is None or rnd["number"] != self.round:
+            return None
+        return rnd["holds"].get(self.pid)
+
     def _still_holding(self) -> bool:
-        room, _ = self.svc.rooms.load(self.code)
-        rnd = room.game.current
-        return bool(rnd and self.pid in rnd.holders())
+        hold = self._my_hold()
+        return hold is not None and hold[1] is None
 
     def _ended_by_server(self, runs_out: int) -> None:
         """Say why the server ended this hold: the bank ran out (whoever fired it --
         this socket's timer or another worker's tick), or the round went away."""
-        room, _ = self.svc.rooms.load(self.code)
-        rnd = room.game.current
-        hold = rnd.holds.get(self.pid) if rnd else None
-        if hold is not None and hold.release_ms is not None:
-            ran_out = hold.release_ms >= runs_out
+        hold = self._my_hold()
+        if hold is not None and hold[1] is not None:
+            ran_out = hold[1] >= runs_out
         else:
             ran_out = self.svc.clock.now_ms() >= runs_out
         self._close("bank_empty" if ran_out else "round_over")

@@ -1,0 +1,51 @@
+"""What a hold costs the store while nothing happens: no saves, no publishes, and
+its heartbeat and round trips written by the worker's batch, not by the socket."""
+
+from __future__ import annotations
+
+import time
+
+import redis
+
+from auction import store
+from client import Player
+
+
+def test_a_hold_costs_no_save_and_no_publish_while_nothing_changes(server, redis_url):
+    ann, bob = Player(server.url), Player(server.url)
+    code = ann.create("Ann", "stake")
+    bob.join(code, "Bob")
+    ann.post(f"/r/{code}/settings", {"ready_ms": 10_000})
+    ann.post(f"/r/{code}/start")
+    ann.follow()
+    ann.wait_view(lambda v: v["phase"] == "countdown")
+    client = redis.Redis.from_url(redis_url)
+    sub = client.pubsub(ignore_subscribe_messages=True)
+    sub.subscribe(store.channel(code))
+    try:
+        hold = ann.press()
+        assert hold.accepted
+        drained = time.monotonic() + 0.5          # the press itself is news
+        while time.monotonic() < drained:
+            sub.get_message(timeout=0.1)
+        version = int(client.hget(store.room_key(code), "v"))
+        beat = client.get(store.hold_key(code, "p1")).split()
+        # Two seconds of holding: pings answered, the watchdog looking five times.
+        published = []
+        deadline = time.monotonic() + 2.0
+        while time.monotonic() < deadline:
+            message = sub.get_message(timeout=0.1)
+            if message:
+                published.append(message)
+        assert published == []
+        assert int(client.hget(store.room_key(code), "v")) == version
+        later = client.get(store.hold_key(code, "p1")).split()
+        assert later[0] == beat[0] and int(later[1]) > int(beat[1])    # alive, batched
+        assert client.llen(store.rtt_key(code, "p1")) >= 5              # round trips kept
+        hold.release()
+        ann.wait_view(lambda v: not v["me"]["holding"])
+    finally:
+        sub.close()
+        client.close()
+        ann.stop()
+        bob.stop()
