@@ -45,6 +45,7 @@ class Beats:
         self._beats: dict[str, Beat] = {}
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        self.away: Exception | None = None     # why the last write failed, if it did
 
     def add(self, owner: str, code: str, pid: str, alive_ms: int) -> None:
         with self._lock:
@@ -87,12 +88,21 @@ class Beats:
         for entries in batch.values():
             self.store.beat_many(entries)
 
+    def check(self) -> None:
+        """Raise what the last write raised: a hold whose heartbeat cannot be kept
+        ends, as its socket would if it wrote the heartbeat itself (web/hold.py says
+        'unavailable'); another worker releases it at its last written heartbeat."""
+        if self.away is not None:
+            raise self.away
+
     def _run(self) -> None:
         stop = threading.Event()
         while not stop.wait(INTERVAL_S):
             try:
                 self.flush()
-            except UNAVAILABLE:
+                self.away = None
+            except UNAVAILABLE as exc:
+                self.away = exc
                 log.warning("heartbeats not written: the store is away")
             except Exception:
                 log.exception("heartbeats not written")

@@ -26,8 +26,10 @@ RETRIES = 20
 LEASE_MS = 2_000
 # A human holder whose socket has not been heard for this long is released
 # at its last-alive moment by whichever worker looks -- the socket's own
-# worker may have died with it. Checked this often while humans hold.
-ORPHAN_MS = 1_000
+# worker may have died with it. Its worker writes the heartbeat every 200 ms
+# (beats.py) from pongs that come every 200 ms, so a live hold's heartbeat is
+# at most about 400 ms old; the rest is room for a busy worker.
+ORPHAN_MS = 1_500
 
 
 class Conflict(RuntimeError):

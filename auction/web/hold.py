@@ -212,6 +212,7 @@ class HoldSession:
         while True:
             now = clock.now_ms()
             if now >= next_ping:
+                self.svc.beats.check()
                 self._ping(now)
                 self._beat()
                 next_ping = now + PING_MS
