@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import tarfile
 import time
@@ -163,8 +164,8 @@ def my_bid(page) -> str:
 
 
 def seconds(text: str) -> float:
-    """'1.2 s' -> 1.2"""
-    return float(text.split()[0])
+    """'1.2 s' -> 1.2; '0.7★ (won)' -> 0.7 (a winning bid carries a star)"""
+    return float(re.match(r"\s*(\d+(?:\.\d+)?)", text).group(1))
 
 
 # -- accessibility -----------------------------------------------------------
