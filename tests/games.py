@@ -22,6 +22,7 @@ SCRIPT = {
     3: {0: ("free", 300), 2: ("spend", 600)},         # A sits out in the free window
 }
 BANK = 180_000
+HOLDS: dict = {}
 TOLERANCE_MS = 15
 
 
@@ -50,6 +51,7 @@ def _play_turn(player: Player, rnd: int, plan, holds: dict, key) -> None:
     let_go = time.monotonic()
     hold.release()
     holds[key] = (let_go - seen) * 1000
+    HOLDS[key] = hold       # what the socket said, for a failure's message
 
 
 def play(players: list[Player], on_round=None) -> dict:
@@ -81,7 +83,8 @@ def check(players: list[Player], holds: dict) -> None:
         if SCRIPT[rnd][i][0] == "free":
             assert bid is None, "a release in the free window costs nothing"
         else:
-            assert abs(bid - held) <= TOLERANCE_MS, (rnd, i, bid, held)
+            assert bid is not None and abs(bid - held) <= TOLERANCE_MS, \
+                (rnd, i, bid, held, HOLDS[rnd, i].messages)
     assert table[1][ids[2]] is None and table[2][ids[2]] is None
     history = end[0]["history"]
     assert history[0]["winner"] == ids[0]

@@ -106,6 +106,7 @@ class HoldSession:
         self.round = None           # the round and spending start this hold is in
         self.spend_ms = None
         self.listener = None
+        self.version = None         # the room's version that holds this press
         # Only a floor for holds too short for any ping answer: behind a proxy
         # the kernel sees the proxy, not the phone.
         self.kernel_rtt = kernel_rtt_ms(ws.sock)
@@ -199,6 +200,7 @@ class HoldSession:
             return self.refuse("not_seated")
         game = outcome.room.game
         self.round, self.spend_ms = game.current.number, game.current.spend_ms
+        self.version = outcome.version
         runs_out = game.current.spend_ms + game.player(self.pid).bank_ms
         if current_app.config["EXPOSE_WORKER"]:
             self.send(type="in", worker=os.getpid())
@@ -255,12 +257,17 @@ class HoldSession:
     def _my_hold(self) -> list | None:
         """[press, release] of this seat in this hold's round, as the room was last
         published (release None while held); None once the round is gone. No
-        news since the press: still held. Reloaded only if news may be lost."""
+        news since the press: still held. A change published before the press
+        was saved (another player's press, a moment earlier) may arrive after
+        it: it does not know this hold yet, so it says nothing. Reloaded only
+        if news may be lost (the reload's version is the new floor: a store
+        restarted from its file counts versions from lower down)."""
+        news = self.listener.latest
         if self.listener.missed:
             self.listener.missed = False
-            record, _ = self.svc.store.load(self.code)
-        elif self.listener.latest:
-            record = self.listener.latest[1]
+            record, self.version = self.svc.store.load(self.code)
+        elif news is not None and news.version >= self.version:
+            record = news.record
         else:
             return [self.pressed_ms, None]
         rnd = record["game"]["current"]
