@@ -22,27 +22,43 @@ import json
 import logging
 import threading
 import time
+from functools import cached_property
 
 from redis.cluster import RedisCluster
 
 from . import store
+from .record import Room
 
 log = logging.getLogger(__name__)
 
 
+class Published:
+    """One published change of a room, shared by all the worker's listeners of it:
+    the record is parsed once, and the Room built from it once, however many
+    streams of that room the worker serves. Nobody may mutate either."""
+
+    def __init__(self, version: int, record: dict):
+        self.version = version
+        self.record = record
+
+    @cached_property
+    def room(self) -> Room:
+        return Room.from_record(self.record)
+
+
 class Listener:
-    """A mailbox of one: the newest (version, record) of a room."""
+    """A mailbox of one: the newest published change of a room."""
 
     def __init__(self, hub: Hub, code: str):
         self.hub = hub
         self.code = code
-        self.latest: tuple[int, dict] | None = None
+        self.latest: Published | None = None
         self.missed = False
         self._event = threading.Event()
 
-    def put(self, version: int, record: dict) -> None:
-        if self.latest is None or version > self.latest[0]:
-            self.latest = (version, record)
+    def put(self, news: Published) -> None:
+        if self.latest is None or news.version > self.latest.version:
+            self.latest = news
         self._event.set()
 
     def poke(self) -> None:
@@ -214,8 +230,8 @@ class Hub:
     def _deliver(self, chan: str, data: bytes) -> None:
         code = store.code_of_channel(chan)
         version, _, payload = data.partition(b"\n")
-        record = json.loads(payload)
+        news = Published(int(version), json.loads(payload))
         with self._lock:
             listeners = list(self._listeners.get(code, ()))
         for listener in listeners:
-            listener.put(int(version), record)
+            listener.put(news)
