@@ -41,26 +41,33 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent / "tests")]
 
 import loadgen  # noqa: E402
+import spy  # noqa: E402
 from harness import AppServer, RedisServer  # noqa: E402
 
 # A gevent worker serves each stream and hold socket as a greenlet; gunicorn's
 # default cap of 1,000 connections per worker would be the first limit hit.
 GUNICORN_ARGS = ("--worker-connections", "20000")
+PLAYERS_PER_PROC = 150
+PROFILE_S = 15          # --profile: seconds sampled from the games' start
 COLUMNS = [("players", 7), ("workers", 7), ("holds", 6), ("err p50", 8), ("p99", 6),
            ("max", 6), ("res p50", 8), ("p99", 6), ("wrong ref", 9), ("lost", 5),
            ("errors", 6), ("app CPU", 8), ("app MB", 7), ("redis CPU", 9),
            ("KB/room", 8), ("gen CPU", 8), ("gen MB", 7)]
 
 
-def child(base: str, rooms: int, rounds: int, seed: int, ramp_s: float, queue, go) -> None:
-    """One generator process: set up its rooms, say so, wait for the start, play."""
+def child(base: str, rooms: int, late: int, late_s: float, rounds: int, seed: int,
+          ramp_s: float, queue, go) -> None:
+    """One generator process: set up its rooms, say so, wait for the start, play;
+    ``late`` more rooms arrive while the games run."""
     tally = loadgen.Tally()
 
     async def main():
         http, made = await loadgen.set_up_rooms(base, rooms, rounds, seed, tally)
+        arrivals = [loadgen.Room(http, [base], tally, rounds, seed * 100_000 + 50_000 + i)
+                    for i in range(late)]
         queue.put(("ready", seed))
         start_at = await asyncio.get_running_loop().run_in_executor(None, go.get)
-        await loadgen.play_rooms(http, made, start_at, ramp_s, tally)
+        await loadgen.play_rooms(http, made, start_at, ramp_s, tally, arrivals, late_s)
 
     try:
         loadgen.run(main)
@@ -74,6 +81,7 @@ class Meter:
     """CPU seconds and peak memory of some processes, sampled while a step runs."""
 
     def __init__(self, pids: list[int]):
+        self.pids = pids
         self.procs = [psutil.Process(pid) for pid in pids]
         self.cpu0 = self._cpu()
         self.peak_rss = 0
@@ -102,22 +110,26 @@ class Meter:
 
 
 def run_step(players: int, workers: int, rounds: int, procs: int, ramp_s: float,
-             store: RedisServer, root: Path) -> dict:
+             store: RedisServer, root: Path, profile: Path | None = None, late: int = 0,
+             late_s: float = 6.0, env: dict | None = None) -> dict:
     """Serve, set up, play, measure: one row of the table."""
     rooms = max(1, players // 4)
+    late_rooms = late // 4
     client = redis.Redis.from_url(store.url)
     client.flushall()
     memory0 = client.info("memory")["used_memory"]
     # Every player comes from 127.0.0.1: the per-address limits would count them as one.
     server = AppServer(store.url, workers=workers, args=GUNICORN_ARGS, root=root,
-                       env={"TA_RATE_LIMIT_SCALE": "10000"})
+                       env={"TA_RATE_LIMIT_SCALE": "10000", **(env or {})})
     ctx = multiprocessing.get_context("spawn")
     queue = ctx.Queue()
     procs = max(1, min(procs, rooms))
     gos = [ctx.Queue() for _ in range(procs)]
     shares = [rooms // procs + (i < rooms % procs) for i in range(procs)]
-    kids = [ctx.Process(target=child, args=(server.url, n, rounds, i + 1, ramp_s, queue, gos[i]),
-                        daemon=True) for i, n in enumerate(shares)]
+    lates = [late_rooms // procs + (i < late_rooms % procs) for i in range(procs)]
+    kids = [ctx.Process(target=child, args=(server.url, n, lates[i], late_s, rounds, i + 1, ramp_s,
+                                            queue, gos[i]), daemon=True)
+            for i, n in enumerate(shares)]
     try:
         for k in kids:
             k.start()
@@ -130,6 +142,11 @@ def run_step(players: int, workers: int, rounds: int, procs: int, ramp_s: float,
         started = time.monotonic()
         for go in gos:
             go.put(started + 1.0)
+        spies = []
+        if profile:
+            profile.mkdir(parents=True, exist_ok=True)
+            spies = [spy.record(pid, PROFILE_S, profile / f"{players}p-{workers}w-{pid}.txt")
+                     for pid in app.pids]
         tallies = []
         while len(tallies) < len(kids):
             for m in (app, red, gen):
@@ -144,19 +161,24 @@ def run_step(players: int, workers: int, rounds: int, procs: int, ramp_s: float,
         machine = _busy_s() - machine0
         for k in kids:
             k.join(30)
+        for s in spies:
+            s.wait(PROFILE_S + 30)
     finally:
         server.stop()
     # Measured once the server's connections are gone: what the rooms' data takes.
     memory = client.info("memory")["used_memory"] - memory0
     client.close()
     row = merge(tallies)
-    row.update(players=rooms * 4, workers=workers, rooms=rooms, wall_s=wall,
+    played = rooms + row["late_admitted"]
+    row.update(players=played * 4, workers=workers, rooms=played, wall_s=wall,
                app_cpu=100 * app.cpu_s() / wall, app_mb=app.peak_rss / 2**20,
                redis_cpu=100 * red.cpu_s() / wall, kb_per_room=memory / 1024 / rooms,
                gen_cpu=100 * sum(t["cpu_s"] for t in tallies) / wall,
                gen_mb=sum(t["max_rss_kb"] for t in tallies) / 1024,
                machine_cpu=100 * machine / wall, load=os.getloadavg()[0])
     row["others_cpu"] = row["machine_cpu"] - row["app_cpu"] - row["redis_cpu"] - row["gen_cpu"]
+    if profile:
+        row["profile"] = spy.summarize(sorted(profile.glob(f"{players}p-{workers}w-*.txt")))
     return row
 
 
@@ -206,6 +228,8 @@ def format_row(row: dict) -> str:
 
 def notes(row: dict) -> str:
     parts = [f"{row['rooms_ended']}/{row['rooms']} rooms ended", f"{row['wall_s']:.0f} s",
+             *([f"rooms arriving mid-run: {row['late_admitted']} let in, {row['turned_away']} "
+                "turned away (503)"] if row["late_admitted"] + row["turned_away"] else []),
              f"generator lag up to {row['gen_lag_ms']:.0f} ms",
              f"machine busy {row['machine_cpu']:.0f}% of {psutil.cpu_count()} cores, of which "
              f"{max(0.0, row['others_cpu']):.0f}% outside the bench's processes (other jobs; "
@@ -228,23 +252,36 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--procs", type=int, default=0,
-                        help="generator processes (default: one per 600 players, at most 4)")
+                        help="generator processes (default: one per 150 players, at most 4)")
     parser.add_argument("--ramp", type=float, default=4.0,
                         help="seconds over which the games start")
     parser.add_argument("--root", type=Path, default=HERE.parent,
                         help="the checkout to serve (e.g. an export of main, for a baseline)")
     parser.add_argument("--smoke", action="store_true", help="8 players, 1 worker, 1 round")
+    parser.add_argument("--late", type=int, default=0,
+                        help="players more, in rooms arriving while the games run (overload)")
+    parser.add_argument("--late-s", type=float, default=6.0,
+                        help="the late rooms arrive over this long, once the games have begun")
+    parser.add_argument("--env", nargs="*", default=[], metavar="KEY=VALUE",
+                        help="the server's configuration, e.g. OVERLOAD_LAG_MS=20")
+    parser.add_argument("--profile", type=Path, default=None,
+                        help="py-spy each worker during the games into this folder; summarise")
     args = parser.parse_args(argv)
     if args.smoke:
         args.players, args.workers, args.rounds, args.ramp = [8], [1], 1, 0.5
+        args.late_s = min(args.late_s, 1.0)
+    env = dict(item.split("=", 1) for item in args.env)
     store = RedisServer()
     rows = []
     print(header(), flush=True)
     try:
         for players in args.players:
             for workers in args.workers:
-                procs = args.procs or min(4, math.ceil(players / 600))
-                row = run_step(players, workers, args.rounds, procs, args.ramp, store, args.root)
+                # A generator process late by tens of ms at the rounds' starts (its
+                # stamps and pong answers late too) shows as the server's error.
+                procs = args.procs or min(4, math.ceil(players / PLAYERS_PER_PROC))
+                row = run_step(players, workers, args.rounds, procs, args.ramp, store, args.root,
+                               args.profile, args.late, args.late_s, env)
                 rows.append(row)
                 print(format_row(row), flush=True)
     finally:
@@ -253,6 +290,9 @@ def main(argv: list[str] | None = None) -> list[dict]:
           " CPU in % of one core")
     for row in rows:
         print(notes(row))
+        if "profile" in row:
+            print("    py-spy of the workers, the games' first "
+                  f"{PROFILE_S} s: " + row["profile"].replace("\n", "\n    "))
     return rows
 
 

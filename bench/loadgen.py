@@ -29,6 +29,10 @@ SETUP_CONCURRENCY = 40   # rooms set up at once, so setting up is not a load tes
 RETRY_S = 0.5            # a post answered 503 (or not at all) is retried after this
 
 
+class TurnedAway(Exception):
+    """The server answered 503: it takes no new game now (web/capacity.py)."""
+
+
 class Tally:
     """What one process measured; plain lists and counters, merged by the parent."""
 
@@ -45,6 +49,8 @@ class Tally:
         self.inconsistent = 0                  # final tables whose banks do not add up
         self.rooms = 0
         self.rooms_ended = 0
+        self.late_admitted = 0                 # rooms arriving mid-run that got in
+        self.turned_away = 0                   # ... and that the server turned away
         self.reconnects = 0
         self.disturbed = 0                     # holds not measured: the stream reconnected
         self.cpu_s = 0.0
@@ -81,8 +87,10 @@ class Player:
         self.cut_rounds: set[int] = set()
         self.connects: list[float] = []             # when each stream (re)connection answered
 
-    async def post(self, path: str, body: dict, expect: int = 200, tries: int = 40) -> dict:
-        """A JSON post, retried while the server answers 503 or cannot be reached."""
+    async def post(self, path: str, body: dict, expect: int = 200, tries: int = 40,
+                   turn_away: bool = False) -> dict:
+        """A JSON post, retried while the server answers 503 or cannot be reached
+        (``turn_away``: a 503 raises TurnedAway instead, as a player gives up)."""
         for _ in range(tries):
             try:
                 async with self.http.post(self.base + path, json=body, headers=self._headers(
@@ -91,6 +99,8 @@ class Player:
                     self._keep_cookie(resp)
                     if resp.status == expect:
                         return await resp.json()
+                    if resp.status == 503 and turn_away:
+                        raise TurnedAway(path)
                     if resp.status != 503:
                         raise RuntimeError(f"POST {path}: {resp.status} {await resp.text()}")
             except (aiohttp.ClientError, asyncio.TimeoutError):
@@ -281,13 +291,15 @@ class Room:
                         for i in range(4)]
         self.tasks: list[asyncio.Task] = []
 
-    async def set_up(self) -> None:
+    async def set_up(self, turn_away: bool = False) -> None:
+        """Make the room and seat its players (``turn_away``: give up on a 503)."""
         host = self.players[0]
-        code = (await host.post("/rooms", {"name": "Host", "preset": "stake"}, 201))["code"]
+        code = (await host.post("/rooms", {"name": "Host", "preset": "stake"}, 201,
+                                turn_away=turn_away))["code"]
         for i, p in enumerate(self.players):
             p.code = code
             if i:
-                await p.post(f"/r/{code}/join", {"name": f"Player {i}"})
+                await p.post(f"/r/{code}/join", {"name": f"Player {i}"}, turn_away=turn_away)
         await host.post(f"/r/{code}/settings", {**SETTINGS, "rounds": self.rounds})
         self.tasks = [asyncio.create_task(p.follow()) for p in self.players]
         for p in self.players:
@@ -386,12 +398,28 @@ async def set_up_rooms(base: str | list[str], count: int, rounds: int, seed: int
 
 
 async def play_rooms(http, rooms: list[Room], start_at: float, ramp_s: float,
-                     tally: Tally) -> None:
-    """Start each room's game at a moment spread over ``ramp_s``; wait for all to end."""
+                     tally: Tally, late: list[Room] = (), late_s: float = 0.0) -> None:
+    """Start each room's game at a moment spread over ``ramp_s``; wait for all to end.
+    ``late`` rooms arrive while those games run (spread over ``late_s`` after the
+    ramp): each is set up and played at once, unless the server turns it away."""
     cpu = time.process_time()
     rng = random.Random(len(rooms))
     watch = asyncio.create_task(_watch_lag(tally))
-    await asyncio.gather(*(r.play(start_at + rng.uniform(0, ramp_s)) for r in rooms))
+
+    async def arrive(room: Room, at: float) -> None:
+        await asyncio.sleep(max(0.0, at - asyncio.get_running_loop().time()))
+        try:
+            await room.set_up(turn_away=True)
+        except TurnedAway:
+            tally.turned_away += 1
+            for task in room.tasks:
+                task.cancel()
+            return
+        tally.late_admitted += 1
+        await room.play(0.0)
+
+    arrivals = [arrive(r, start_at + ramp_s + rng.uniform(0, late_s)) for r in late]
+    await asyncio.gather(*(r.play(start_at + rng.uniform(0, ramp_s)) for r in rooms), *arrivals)
     watch.cancel()
     await http.close()
     tally.cpu_s = time.process_time() - cpu

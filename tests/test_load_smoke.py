@@ -36,3 +36,34 @@ def test_smoke_run_fills_the_table(capsys):
     assert row["app_cpu"] > 0 and row["app_mb"] > 0 and row["gen_mb"] > 0
     assert load.header() in out and load.format_row(row) in out
     assert "2/2 rooms ended" in out
+
+
+def test_rooms_arriving_past_capacity_are_turned_away_and_the_others_play_on(capsys):
+    """The overload run's code path: a worker full of streams (here: its cap is the
+    8 players already playing) turns the rooms that arrive mid-run away with 503;
+    with room to spare it lets them in and they play to the end too."""
+    [full] = load.main(["--smoke", "--late", "8", "--env", "MAX_STREAMS_PER_WORKER=8"])
+    assert full["turned_away"] == 2 and full["late_admitted"] == 0
+    assert full["rooms"] == 2 and full["rooms_ended"] == 2 and full["lost"] == 0
+    assert full["statuses"][503] >= 2
+    [spare] = load.main(["--smoke", "--late", "8", "--env", "MAX_STREAMS_PER_WORKER=100"])
+    assert spare["turned_away"] == 0 and spare["late_admitted"] == 2
+    assert spare["rooms"] == 4 and spare["rooms_ended"] == 4 and spare["lost"] == 0
+    assert "2 let in, 0 turned away" in capsys.readouterr().out
+
+
+def test_profile_summary_groups_samples_by_what_they_were_doing(tmp_path):
+    """bench/spy.py reads py-spy's raw format: idle waits are left out, and a busy
+    sample counts for every group its stack names."""
+    import spy
+    raw = tmp_path / "worker.txt"
+    raw.write_text(
+        "Hub.run (gevent/hub.py:647) 50\n"
+        "hold (auction/web/hold.py:9);HoldSession.run (auction/web/hold.py:1);"
+        "HoldSession._watch (auction/web/hold.py:2);Redis._execute_command (redis/client.py:6) 30\n"
+        "serve.<locals>.generate (auction/web/stream.py:3);view_for (auction/views.py:4) 20\n")
+    summary = spy.summarize([raw])
+    assert summary.startswith("50 busy samples of 100 (50 % busy)")
+    assert " 60.0 %  hold sockets" in summary and " 60.0 %  redis-py, any caller" in summary
+    assert " 40.0 %  event streams" in summary and " 40.0 %    building views" in summary
+    assert "  0.0 %  timer loop (scheduler)" in summary
