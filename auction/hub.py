@@ -86,7 +86,13 @@ class Listener:
 
 
 class _Line:
-    """One subscription connection and the thread that reads it."""
+    """One subscription connection and the thread that reads it.
+
+    One command at a time, and the reader starts only after the first: a
+    fresh PubSub opens its connection on its first command, so two first
+    commands at once (two rooms' streams opening together) each opened one,
+    and the channels subscribed on the connection nobody read went silent
+    -- whole rooms' streams heard nothing until their 15 s keep-alive."""
 
     def __init__(self, hub: Hub, client, sharded: bool, name: str):
         self.hub = hub
@@ -95,15 +101,21 @@ class _Line:
         self.pubsub = client.pubsub()
         self.channels: set[str] = set()
         self.closed = False
-        threading.Thread(target=self._run, name=f"hub {name}", daemon=True).start()
+        self._lock = threading.Lock()
+        self._reading = False
 
     def add(self, channels: list[str]) -> None:
-        self.channels.update(channels)
-        (self.pubsub.ssubscribe if self.sharded else self.pubsub.subscribe)(*channels)
+        with self._lock:
+            self.channels.update(channels)
+            (self.pubsub.ssubscribe if self.sharded else self.pubsub.subscribe)(*channels)
+            if not self._reading:
+                self._reading = True
+                threading.Thread(target=self._run, name=f"hub {self.name}", daemon=True).start()
 
     def drop(self, chan: str) -> None:
-        self.channels.discard(chan)
-        (self.pubsub.sunsubscribe if self.sharded else self.pubsub.unsubscribe)(chan)
+        with self._lock:
+            self.channels.discard(chan)
+            (self.pubsub.sunsubscribe if self.sharded else self.pubsub.unsubscribe)(chan)
 
     def _run(self) -> None:
         backoff = 0.1

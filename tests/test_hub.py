@@ -1,0 +1,50 @@
+"""The worker's subscription hub against a real Redis: every listener hears its room."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import redis
+
+from auction import store
+from auction.hub import Hub
+
+
+def test_rooms_whose_streams_open_together_all_hear_their_changes(redis_url):
+    """A hundred rooms' streams open at once, as when games begin together. A fresh
+    subscription opens its connection on its first command: two first commands at
+    once each opened one, only one was read, and the rooms subscribed on the other
+    heard nothing (whole rooms' streams stood still until their 15 s keep-alive)."""
+    client = redis.Redis.from_url(redis_url)
+    hub = Hub(client)
+    codes = [f"H{i:03d}" for i in range(100)]
+    start = threading.Barrier(40)
+
+    def listen(code):
+        try:
+            start.wait(timeout=5)
+        except threading.BrokenBarrierError:
+            pass
+        return hub.listen(code)
+
+    try:
+        with ThreadPoolExecutor(40) as pool:
+            listeners = list(pool.map(listen, [c for c in codes for _ in range(4)]))
+        for code in codes:                          # every channel subscribed, somewhere
+            assert client.execute_command("PUBSUB", "NUMSUB", store.channel(code))[1] == 1
+        for code in codes:
+            client.publish(store.channel(code), b"7\n" + json.dumps({"room": code}).encode())
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and any(l.latest is None for l in listeners):
+            time.sleep(0.05)
+        deaf = sorted({l.code for l in listeners if l.latest is None})
+        assert deaf == [], f"{len(deaf)} rooms heard nothing"
+        assert all(l.latest.version == 7 and l.latest.record == {"room": l.code}
+                   for l in listeners)
+    finally:
+        for l in listeners:
+            l.close()
+        client.close()
