@@ -13,8 +13,13 @@ from dataclasses import dataclass, field
 
 from . import rules
 
-# While humans hold, the room is looked at this often for silent sockets.
-WATCH_MS = 400
+# While humans hold, the room is looked at this often for silent sockets. The
+# look is only for a socket whose worker died with it (a live worker ends a
+# silent hold itself after 800 ms, web/hold.py), and the release is dated at
+# the last sign of life whenever it is found, so a slower look costs no one
+# time, only delays that round's end. Each look is a load and a heartbeat read
+# per holding room: at 400 ms they were most of the timer loop's work.
+WATCH_MS = 1_000
 
 
 def digest(token: str) -> str:
