@@ -8,7 +8,9 @@ game within a few seconds of the others, and prints one row:
   holds       holds the client let go of and was charged for
   bid err     charged bid - the client's own hold (from the moment its stream
               showed spending to its release), p50 / p99 / max of |error|, ms
-  result      last release -> the result view arriving, p50 / p99, ms
+  result      the round's end -> the result view arriving, p50 / p99, ms; the end is
+              the last release, or the entry's close (go + the entry grace, before
+              which no round ends) if that came later
   wrong ref   presses sent before go (as the client's stream told it) refused
   lost        round results a player never saw
   errors      everything else that went wrong (listed under the table)
@@ -286,7 +288,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
                 print(format_row(row), flush=True)
     finally:
         store.stop()
-    print("bid err: |charged bid - client's hold| ms; res: last release -> result view ms;"
+    print("bid err: |charged bid - client's hold| ms; res: last release (or entry close)"
+          " -> result view ms;"
           " CPU in % of one core")
     for row in rows:
         print(notes(row))

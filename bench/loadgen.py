@@ -21,12 +21,18 @@ from collections import Counter
 
 import aiohttp
 
+from auction.config import Config
+from auction.fairness import longest_entry_wait
+
 SETTINGS = {"ready_ms": 2000, "free_ms": 0, "result_ms": 2000, "tie": "margin",
             "tie_margin_ms": 100, "bank_ms": 600_000}
 HOLD_S = (0.3, 2.5)
 ROUND_S = 8.0            # the longest a round of SETTINGS lasts, with room to spare
 SETUP_CONCURRENCY = 40   # rooms set up at once, so setting up is not a load test itself
 RETRY_S = 0.5            # a post answered 503 (or not at all) is retried after this
+# A round cannot end before its entry closes, go + the longest entry grace (rules.entry_close):
+# a result is late only counted from then, or from the last release if that came later.
+ENTRY_CLOSE_S = longest_entry_wait(Config.HOLD_COMP_CAP_MS) / 1000
 
 
 class TurnedAway(Exception):
@@ -83,6 +89,7 @@ class Player:
         self._news = asyncio.Event()
         self.done = False
         self.releases: dict[int, float] = {}        # round -> when we let go (clean holds)
+        self.go: dict[int, float] = {}              # round -> go, as our stream told it
         self.held: dict[int, float] = {}            # round -> our own hold, ms
         self.cut_rounds: set[int] = set()
         self.connects: list[float] = []             # when each stream (re)connection answered
@@ -177,7 +184,7 @@ class Player:
         if view["round"] != rnd or view["phase"] != "countdown":
             self.tally.errors["missed a countdown"] += 1
             return
-        go = seen + view["deadline_ms"] / 1000
+        go = self.go[rnd] = seen + view["deadline_ms"] / 1000
         await asyncio.sleep(max(0.0, rng.uniform(seen + 0.3, go - 0.4) - loop.time()))
         sent = loop.time()
         url = self.base.replace("http", "ws", 1) + f"/r/{self.code}/hold"
@@ -371,7 +378,8 @@ class Room:
             releases = [p.releases[rnd] for p in self.players if rnd in p.releases]
             if not releases:
                 continue
-            last = max(releases)
+            gos = [p.go[rnd] for p in self.players if rnd in p.go]
+            last = max(releases + [min(gos) + ENTRY_CLOSE_S] if gos else releases)
             for p in self.players:
                 shown = next((at for at, v in p.views if v["round"] == rnd
                               and v["phase"] in ("result", "ended")), None)
