@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from .bots import Seat
+from .seat import Seat
 
 TIE_BREAK = 1 / 2_400_000  # what a ms kept is worth, in tokens: it breaks ties at the end
 
