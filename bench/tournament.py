@@ -77,6 +77,8 @@ AGGRESSIVE_ENTRY_MIN, PATIENT_ENTRY_MAX = 0.70, 0.50
 
 def lineup_name(lineup: tuple, seats: int) -> str:
     tested, other = lineup
+    if not isinstance(other, str):
+        return f"{tested} + field of {', '.join(other)}"
     return f"{tested} + {seats - 1} {other}"
 
 
@@ -89,8 +91,11 @@ def seating(lineup: tuple, index: int, seats: int) -> tuple[list[rules.Player], 
     tested_seat = index % seats
     style_offset = (index // seats) % len(bots.STYLES)
     players = []
+    others = (other,) if isinstance(other, str) else tuple(other)
     for i in range(seats):
-        kind = tested if i == tested_seat else other
+        # A mixed field (a tuple of kinds) rotates its kinds through the other seats.
+        j = (i - (i > tested_seat) + index // seats) % len(others)
+        kind = tested if i == tested_seat else others[j]
         if kind in FIXED:
             # A fixed strategy sits in a human seat; the bench plays it.
             players.append(rules.Player(f"p{i}", f"{kind} {i}", difficulty=kind))
@@ -154,11 +159,15 @@ FIELDS = ("games", "wins", "lasts", "affordable", "entered", "bid_sum", "tokens"
 
 
 def run_chunk(job) -> tuple[int, dict]:
-    """Play games [start, stop) of one line-up; totals per (role, kind, style)."""
+    """Play games [start, stop) of one line-up; totals per (role, kind, style).
+
+    The line-up is an index into LINEUPS or a (tested, other) pair itself.
+    """
     lineup_index, start, stop, seats, preset, changes = job
+    lineup = LINEUPS[lineup_index] if isinstance(lineup_index, int) else lineup_index
     totals = defaultdict(lambda: dict.fromkeys(FIELDS, 0))
     for index in range(start, stop):
-        for s in play(LINEUPS[lineup_index], index, seats, preset, changes)["seats"]:
+        for s in play(lineup, index, seats, preset, changes)["seats"]:
             role = "tested" if s["tested"] else "others"
             keys = [(role, s["kind"], "all")]
             if s["style"]:
