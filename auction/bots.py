@@ -34,8 +34,8 @@ import math
 import random
 from dataclasses import dataclass
 
-from . import rules, views
-from .forecast import PriceModel, allocate, bid_grid, chance_per_ms
+from . import race, rules, views
+from .forecast import PriceModel, bid_grid
 from .seat import Seat, own_bank, read_seat  # noqa: F401  (part of the bots interface)
 
 STYLES = rules.BOT_STYLES
@@ -166,85 +166,107 @@ def medium(seat: Seat, rng: random.Random, style: str) -> float | None:
     return lognormal(rng, seat.bank_ms / entries_left, SPREAD[style])
 
 
-# -- hard: picks its rounds ------------------------------------------------
+# -- hard: plays for first place ---------------------------------------------
 
-# Styles: an aggressive hard seat is in AGGRESSIVE_SHARE of the rounds — a
-# fight where its plan says, else a small bid (AGGRESSIVE_SMALL of the likely
-# price); a patient one bids in at most PATIENT_SHARE of the game's rounds and
-# never below the likely price; a random one follows a more jittered plan.
+# Styles: an aggressive hard seat plans bids it can afford in at least
+# AGGRESSIVE_SHARE of the rounds left; a patient one only bids it can afford in
+# at most PATIENT_SHARE of them (so, bigger); a random one jitters its plan more.
 AGGRESSIVE_SHARE = 0.8
-AGGRESSIVE_SMALL = 1 / 6
 PATIENT_SHARE = 0.45
+AGGRESSIVE_SMALL = 1 / 6  # an aggressive seat's small bid, of the likely price
 TIE_RESERVE = 0.03  # share of the starting bank kept back for tie-breaks
+# What it expects of prices before it has seen any: as likely to rise as to fall.
+NEUTRAL_DRIFT = (0.3, 0.7, 1.0, 1.0, 0.7, 0.3)
+# A token's worth beside the chance of first place: enough to break ties between
+# plans, and to keep fighting for a place when first is out of reach.
+TOKEN_WORTH = 0.02
+TIME_WORTH = 0.01  # the worth of keeping the whole bank (ties on tokens go to time)
 
 
 def hard(seat: Seat, rng: random.Random, style: str) -> float | None:
-    """Spend where a second buys the most chance of a token, over the rounds left.
+    """Pick the bid level that gives the best chance of finishing first.
 
-    It forecasts the top other bid of every round left (:class:`PriceModel`:
-    what it has seen, and what the others can still afford), shares its bank
-    among those rounds so that the expected number of tokens is greatest
-    (:func:`allocate`) within its style, and bids what that plan gives this
-    round. It stops spending once nobody can catch it, and keeps a little time
-    back for tie-breaks.
+    It forecasts the top other bid (:class:`PriceModel`: what it has seen, and
+    what the others can still afford), reads from the token counts how many
+    more tokens first place will take (:mod:`race`: a player who keeps buying
+    projects a runaway, and must be answered), and, for every bid level it
+    could hold, weighs the chance that as many tries as the bank affords at
+    that level win enough. The best level is its bid; it is in this round with
+    the share of the rounds left that the bank affords at that level (an
+    aggressive seat fills most other rounds with small bids). It stops
+    spending once nobody can catch it, and keeps a little time back for ties.
     """
     left = seat.rounds_left
-    lead = max((p["tokens"] for p in seat.opponents), default=0)
-    if seat.tokens > lead + left:  # nobody can catch up any more: keep the time
+    gap = race.leader_gap(seat)
+    if gap > left:  # nobody can catch up any more: keep the time
         if style == "aggressive" and rng.random() < AGGRESSIVE_SHARE:
             return seat.bank_ms / left * rng.uniform(0.3, 0.8)  # ...but stay in character
         return None
-    # Keep a little time back: a tie on tokens, for first or for last place,
-    # goes to whoever has more time left, and most players end near zero.
     bank = seat.bank_ms - min(seat.bank_ms, TIE_RESERVE * seat.start_bank_ms)
     if bank <= 0:
         return None
-    forecast = PriceModel.from_seat(seat, style).forecast()
-    likely = math.exp(forecast.loc)  # the likely top other bid, when there is one
-    if style == "patient":
-        floor = likely  # bigger bids only
-    elif forecast.none < 0.1:
-        floor = likely / 4  # no token-sized tries when others nearly always bid
-    else:
-        floor = 0.0
-    grid = [b for b in bid_grid(bank) if b >= floor] or [float(bank)]
-    # value[k][j]: the chance that grid[j] wins k rounds from now, jittered a
-    # little so that equal-looking rounds are picked at random (more for random).
+    forecast = PriceModel.from_seat(seat, style, NEUTRAL_DRIFT).forecast()
+    need = race.tokens_needed(seat)
     spread = 0.25 if style == "random" else 0.08
-    value = []
-    for k in range(left):
-        jitter = 1.0 + rng.uniform(-spread, spread)
-        value.append([forecast.win_chance(b, k) * jitter for b in grid])
-    rounds = list(range(left))
-    if style == "patient":
-        # At most PATIENT_SHARE of the game's rounds, counting those already bid in.
-        done = sum(1 for h in seat.history if h.get("my_bid_ms") is not None)
-        cap = int(PATIENT_SHARE * seat.rounds) - done
-        if cap <= 0:
-            return None
-        plan = allocate(value, grid, bank, rounds)
-        if sum(j is not None for j in plan.values()) > cap:
-            best = sorted(rounds, key=lambda k: -chance_per_ms(value, grid, k, plan[k]))
-            plan = allocate(value, grid, bank, best[:cap])
-    elif style == "aggressive":
-        small = likely * AGGRESSIVE_SMALL
-        plan = allocate(value, grid, bank, rounds)
-        for _ in range(2):  # the fights, planned with what the small bids leave
-            fights = sum(j is not None for j in plan.values())
-            quiet = max(0.0, AGGRESSIVE_SHARE * left - fights)  # small bids to come
-            plan = allocate(value, grid, max(0.0, bank - quiet * small), rounds)
-        if plan[0] is None:
-            # In without a fight whenever its entries so far fall behind its share.
-            entered = sum(1 for h in seat.history if h.get("my_bid_ms") is not None)
-            if rng.random() < AGGRESSIVE_SHARE * seat.round - entered:
-                return min(bank, small * math.exp(rng.uniform(-0.2, 0.2)))
-            return None
-    else:
-        plan = allocate(value, grid, bank, rounds)
-    if plan.get(0) is None:
+    jitter = [1.0 + rng.uniform(-spread, spread) for _ in range(left)]
+    draw = rng.random()
+    if style == "aggressive":
+        small = min(math.exp(forecast.loc) * AGGRESSIVE_SMALL, bank / left / 2)
+        budget = bank
+        for _ in range(2):  # the fight level, planned with what the small bids leave
+            level, now = best_level(seat, forecast, need, budget, jitter, draw)
+            fights = 0.0 if level is None else min(float(left), budget / level)
+            quiet = max(0.0, AGGRESSIVE_SHARE * left - fights)
+            budget = max(0.0, bank - quiet * small)
+        if now:
+            return vary(level, bank, rng)
+        # In without a fight whenever its entries so far fall behind its share.
+        entered = sum(1 for h in seat.history if h.get("my_bid_ms") is not None)
+        if rng.random() < AGGRESSIVE_SHARE * seat.round + 0.5 - entered:
+            return min(bank, small * math.exp(rng.uniform(-0.2, 0.2)))
         return None
-    # Anywhere between the grid's neighbours, so its bids show no pattern.
-    return min(bank, grid[plan[0]] * math.exp(rng.uniform(-0.1, 0.1)))
+    floor = bank / (PATIENT_SHARE * left) if style == "patient" else 0.0
+    level, now = best_level(seat, forecast, need, bank, jitter, draw, floor)
+    if not now:
+        return None
+    return vary(level, bank, rng)
+
+
+def best_level(seat: Seat, forecast, need: float, bank: float, jitter: list[float],
+               draw: float, floor: float = 0.0) -> tuple[float | None, bool]:
+    """The bid level whose tries most likely win first place, and whether now is a try.
+
+    At each level the bank affords so many tries; they go to the rounds left
+    where that level is likeliest to win (prices forecast to fall: later; to
+    rise: now; ``jitter`` decides between rounds alike). Beside the chance of
+    enough wins for first place, a little worth for each token expected (a
+    place still counts when first is out of reach) and a little for time kept.
+    """
+    if bank <= 0:
+        return None, False
+    left = seat.rounds_left
+    grid = [b for b in bid_grid(int(bank)) if b >= min(floor, bank)]
+    best, best_value, now = None, 0.0, False
+    for b in grid:
+        chances = sorted(((forecast.win_chance(b, k) * jitter[k % len(jitter)], k)
+                          for k in range(left)), reverse=True)
+        tries = min(float(left), bank / b)
+        whole = int(tries)
+        picked = chances[:whole] + ([chances[whole]] if whole < left else [])
+        weights = [1.0] * whole + ([tries - whole] if whole < left else [])
+        q = sum(w * c for w, (c, _) in zip(weights, picked)) / max(tries, 1e-9)
+        value = (race.at_least(need, tries, q) + TOKEN_WORTH * tries * q
+                 - TIME_WORTH * tries * b / seat.start_bank_ms)
+        if value > best_value:
+            rank = next(i for i, (_, k) in enumerate(chances) if k == 0)
+            best, best_value = b, value
+            now = rank < whole or (rank == whole and draw < tries - whole)
+    return best, now
+
+
+def vary(level: float, bank: float, rng: random.Random) -> float:
+    """Anywhere between the grid's neighbours, so its bids show no pattern."""
+    return min(bank, level * math.exp(rng.uniform(-0.1, 0.1)))
 
 
 POLICIES = {"easy": easy, "medium": medium, "hard": hard}

@@ -96,8 +96,10 @@ class PriceModel:
         self.cap, self.gap = cap, gap
 
     @classmethod
-    def from_seat(cls, seat: Seat, style: str = "random") -> PriceModel:
+    def from_seat(cls, seat: Seat, style: str = "random",
+                  drift_prior: tuple | None = None) -> PriceModel:
         obs, none_count, some_count, cap = observe(seat)
+        drift_prior = drift_prior or cls.DRIFT_PRIOR[style]
         none = (none_count + 0.25) / (none_count + some_count + 8.0)
         n_opp = max(1, sum(1 for p in seat.opponents if not p.get("left")))
         centre = math.log(seat.start_bank_ms / seat.rounds * (1 + 0.25 * n_opp))
@@ -108,7 +110,7 @@ class PriceModel:
         rows = []
         for sigma in cls.SIGMAS:
             scale = sigma * root2
-            for drift, prior in zip(cls.DRIFTS, cls.DRIFT_PRIOR[style]):
+            for drift, prior in zip(cls.DRIFTS, drift_prior):
                 shifted = [(kind, lv - drift * t, w) for t, kind, lv, w in obs]
                 for mu in levels:
                     logw = log(prior) - 0.5 * ((mu - centre) / 0.55) ** 2
