@@ -34,7 +34,7 @@ import math
 import random
 from dataclasses import dataclass
 
-from . import race, rules, views
+from . import race, rivals, rules, views
 from .forecast import PriceModel, bid_grid
 from .seat import Seat, own_bank, read_seat  # noqa: F401  (part of the bots interface)
 
@@ -174,6 +174,14 @@ def medium(seat: Seat, rng: random.Random, style: str) -> float | None:
 AGGRESSIVE_SHARE = 0.8
 PATIENT_SHARE = 0.45
 AGGRESSIVE_SMALL = 1 / 6  # an aggressive seat's small bid, of the likely price
+SELECT = False
+ANSWER = True
+RHYTHM = True
+ANSWER_BEAT = 0.5
+ANSWER_STEP = 1.1
+SAMPLE = False
+AGG_RESTRICT = False
+JIT = 1.0
 TIE_RESERVE = 0.03  # share of the starting bank kept back for tie-breaks
 # What it expects of prices before it has seen any: as likely to rise as to fall.
 NEUTRAL_DRIFT = (0.3, 0.7, 1.0, 1.0, 0.7, 0.3)
@@ -205,11 +213,16 @@ def hard(seat: Seat, rng: random.Random, style: str) -> float | None:
     bank = seat.bank_ms - min(seat.bank_ms, TIE_RESERVE * seat.start_bank_ms)
     if bank <= 0:
         return None
-    forecast = PriceModel.from_seat(seat, style, NEUTRAL_DRIFT).forecast()
+    model = PriceModel.from_seat(seat, style, NEUTRAL_DRIFT)
+    forecast = model.sample(rng.random()) if SAMPLE else model.forecast()
     need = race.tokens_needed(seat)
     spread = 0.25 if style == "random" else 0.08
-    jitter = [1.0 + rng.uniform(-spread, spread) for _ in range(left)]
+    jitter = [1.0 + JIT * rng.uniform(-spread, spread) for _ in range(left)]
     draw = rng.random()
+    if style == "aggressive" and AGG_RESTRICT:
+        level, now = best_level(seat, forecast, need, bank, jitter, draw, 0.0,
+                                bank / (AGGRESSIVE_SHARE * left))
+        return vary(level, bank, rng) if now else None
     if style == "aggressive":
         small = min(math.exp(forecast.loc) * AGGRESSIVE_SMALL, bank / left / 2)
         budget = bank
@@ -226,14 +239,67 @@ def hard(seat: Seat, rng: random.Random, style: str) -> float | None:
             return min(bank, small * math.exp(rng.uniform(-0.2, 0.2)))
         return None
     floor = bank / (PATIENT_SHARE * left) if style == "patient" else 0.0
+    beat, off_beat = beat_rounds(seat)
+    answer = answer_floor(seat, forecast, beat)
+    if beat and answer and rng.random() < ANSWER_BEAT and bank >= answer:
+        return vary(answer * 1.05, bank, rng)  # its round, and we know its price: take it
+    floor = max(floor, answer)
     level, now = best_level(seat, forecast, need, bank, jitter, draw, floor)
+    if level is not None and not now and off_beat and not beat:
+        # A beat player's rounds are not for us: the others carry its share of tries.
+        rounds = seat.rounds_left
+        theirs = off_beat
+        now = draw < min(1.0, bank / level / max(1, rounds - theirs))
     if not now:
         return None
     return vary(level, bank, rng)
 
 
+def beat_rounds(seat: Seat) -> tuple[list[str], int]:
+    """Leaders who win on a beat (:func:`rivals.rhythm`) and whose beat this round is;
+    and how many of the rounds left fall on such a beat."""
+    if not RHYTHM:
+        return [], 0
+    now, theirs = [], set()
+    for p in seat.opponents:
+        if p.get("left") or p["tokens"] < seat.tokens:
+            continue
+        beat = rivals.rhythm(seat, p["id"])
+        if beat is None:
+            continue
+        period, phase = beat
+        if seat.round % period == phase:
+            now.append(p["id"])
+        theirs |= {r for r in range(seat.round, seat.rounds + 1) if r % period == phase}
+    return now, len(theirs)
+
+
+def answer_floor(seat: Seat, forecast, beat: list[str] = ()) -> float:
+    """The least bid worth making against a leader who has been beating this seat.
+
+    A player ahead on tokens, and projected to stay ahead, who has recently won
+    against this seat's bids, will pay at least that again: bidding up to there
+    only loses time. So bid above it, or not at all -- never above what the
+    leader can still afford, which ends the fear.
+    """
+    if not ANSWER:
+        return 0.0
+    floor = 0.0
+    mine = seat.tokens
+    for p, proj in zip(seat.opponents, race.projected(seat)):
+        if p.get("left") or p["tokens"] <= mine or proj < mine + 1:
+            continue
+        if RHYTHM and rivals.rhythm(seat, p["id"]) and p["id"] not in beat:
+            continue  # not its round
+        beaten = rivals.beat_me_at(seat, p["id"])
+        if beaten is not None:
+            floor = max(floor, min(beaten * ANSWER_STEP, forecast.cap + forecast.gap))
+    return floor
+
+
 def best_level(seat: Seat, forecast, need: float, bank: float, jitter: list[float],
-               draw: float, floor: float = 0.0) -> tuple[float | None, bool]:
+               draw: float, floor: float = 0.0, ceiling: float = math.inf
+               ) -> tuple[float | None, bool]:
     """The bid level whose tries most likely win first place, and whether now is a try.
 
     At each level the bank affords so many tries; they go to the rounds left
@@ -245,11 +311,13 @@ def best_level(seat: Seat, forecast, need: float, bank: float, jitter: list[floa
     if bank <= 0:
         return None, False
     left = seat.rounds_left
-    grid = [b for b in bid_grid(int(bank)) if b >= min(floor, bank)]
+    grid = [b for b in bid_grid(int(bank)) if min(floor, bank) <= b <= max(ceiling, 1000)]
     best, best_value, now = None, 0.0, False
     for b in grid:
         chances = sorted(((forecast.win_chance(b, k) * jitter[k % len(jitter)], k)
                           for k in range(left)), reverse=True)
+        if not SELECT:
+            chances = [(sum(c for c, _ in chances) / left, k) for k in range(left)]
         tries = min(float(left), bank / b)
         whole = int(tries)
         picked = chances[:whole] + ([chances[whole]] if whole < left else [])
@@ -261,6 +329,8 @@ def best_level(seat: Seat, forecast, need: float, bank: float, jitter: list[floa
             rank = next(i for i, (_, k) in enumerate(chances) if k == 0)
             best, best_value = b, value
             now = rank < whole or (rank == whole and draw < tries - whole)
+            if not SELECT:
+                now = draw < tries / left
     return best, now
 
 

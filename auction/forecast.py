@@ -132,6 +132,20 @@ class PriceModel:
         return cls(none, [(w / total, mu, d, sg) for w, (_, mu, d, sg) in zip(ws, rows)],
                    cap, gap)
 
+    def sample(self, draw: float) -> Forecast:
+        """One (level, drift, spread) of the grid, drawn by its weight (``draw`` in [0, 1)).
+
+        Acting on a draw rather than on the average tries, now and then, a
+        level the evidence does not rule out -- which is how a seat that mostly
+        bids high learns that cheaper bids win too.
+        """
+        acc = 0.0
+        for w, mu, drift, sigma in self.rows:
+            acc += w
+            if acc > draw:
+                break
+        return Forecast(self.none, self.cap, self.gap, mu, drift, sigma * sigma, 0.0, 0.0)
+
     def forecast(self) -> Forecast:
         """One log-normal per round ahead, matching the whole weighed grid."""
         e_m = e_d = e_mm = e_md = e_dd = e_s2 = 0.0

@@ -69,7 +69,8 @@ LINEUPS = [
     ("hard", "late-even"),
 ]
 
-# The targets, for 5-player "auction" games: (line-up, min win rate).
+# The targets, for 5-player games of these presets: (line-up, min win rate).
+TARGET_PRESETS = ("auction", "quick")
 WIN_TARGETS = [("hard + 4 medium", 0.35), ("medium + 4 easy", 0.35), ("hard + 4 easy", 0.50)]
 HARD_LAST_MAX = 0.10
 AGGRESSIVE_ENTRY_MIN, PATIENT_ENTRY_MAX = 0.70, 0.50
@@ -260,7 +261,7 @@ def main(argv=None) -> int:
             kv[0][0], bots.STYLES.index(kv[0][1]))):
         print(f"{kind + '/' + style:<20} {t['games']:>10} {_entry(t):>6} {_mean_bid(t):>8}")
     print()
-    if args.seats == 5 and args.preset == "auction" and not changes:
+    if args.seats == 5 and args.preset in TARGET_PRESETS and not changes:
         _check_targets(results, names, chosen, styles_total)
     print(f"\n{args.games * len(chosen)} games in {elapsed:.1f} s on "
           f"{args.processes} process(es)")
