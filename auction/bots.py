@@ -18,10 +18,13 @@ Difficulties:
   the round;
 * medium paces its bank: what is left, spread over the rounds it still expects
   to enter;
-* hard forecasts the price of a token (the top other bid) from what it has
-  seen and what the others can still afford, shares its bank among the rounds
-  left where a second buys the most chance of a token, stops spending once
-  nobody can catch it and keeps a little time back for tie-breaks.
+* hard plays for first place: it forecasts the price of a token (the top
+  other bid) from what it has seen and what the others can still afford
+  (``forecast``), reads from the token counts how many tokens first place will
+  take (``race``), picks the bid level whose tries, spread at random over the
+  rounds left, most likely get there, answers a leader who has been beating
+  its bids or who wins on a beat (``rivals``), stops spending once nobody can
+  catch it and keeps some time back for tie-breaks.
 
 Styles change how often a seat enters and how big it bids: aggressive enters
 most rounds, patient skips more and bids bigger, random varies both. How they
@@ -168,23 +171,31 @@ def medium(seat: Seat, rng: random.Random, style: str) -> float | None:
 
 # -- hard: plays for first place ---------------------------------------------
 
-# Styles: an aggressive hard seat plans bids it can afford in at least
-# AGGRESSIVE_SHARE of the rounds left; a patient one only bids it can afford in
-# at most PATIENT_SHARE of them (so, bigger); a random one jitters its plan more.
+# Styles: an aggressive hard seat is in AGGRESSIVE_SHARE of the rounds -- a try
+# at its level where its plan says, else a small bid (AGGRESSIVE_SMALL of the
+# likely price, at most SMALL_PACE of its pace); a patient one bids in at most
+# PATIENT_SHARE of the game's rounds and never below the likely price; a random
+# one weighs its levels with more jitter.
 AGGRESSIVE_SHARE = 0.8
+AGGRESSIVE_SMALL = 1 / 6
+SMALL_PACE = 0.5
 PATIENT_SHARE = 0.45
-AGGRESSIVE_SMALL = 1 / 6  # an aggressive seat's small bid, of the likely price
-SELECT = False
-ANSWER = True
-RHYTHM = True
-ANSWER_BEAT = 0.5
+LEVEL_JITTER = {"aggressive": 0.02, "patient": 0.02, "random": 0.0625}
+# How often it acts on one draw of the price model rather than on its average:
+# a seat that mostly bids high so learns now and then that cheaper bids win too,
+# and seats of the same table do not all answer alike.
+SAMPLE = {"aggressive": 0.0, "patient": 0.5, "random": 0.5}
+# A round where its level is likelier to win than on average is a try more often:
+# the chance of a try goes with (chance now / chance on average) ** TILT.
+TILT = 2.0
+# Answering a leader: bid ANSWER_STEP above the bid the leader beat; on a beat
+# player's round, take it at its price with chance ANSWER_BEAT.
 ANSWER_STEP = 1.1
-SAMPLE = False
-AGG_RESTRICT = False
-JIT = 1.0
-TIE_RESERVE = 0.03  # share of the starting bank kept back for tie-breaks
-# What it expects of prices before it has seen any: as likely to rise as to fall.
-NEUTRAL_DRIFT = (0.3, 0.7, 1.0, 1.0, 0.7, 0.3)
+ANSWER_BEAT = 0.5
+TIE_RESERVE = 0.05  # share of the starting bank kept back for tie-breaks
+# What it expects of prices before it has seen any: that they drift down a little
+# as banks run down -- a belief its own sightings soon outweigh.
+DRIFT_PRIOR = (0.6, 1.0, 1.0, 0.7, 0.3, 0.1)
 # A token's worth beside the chance of first place: enough to break ties between
 # plans, and to keep fighting for a place when first is out of reach.
 TOKEN_WORTH = 0.02
@@ -213,18 +224,16 @@ def hard(seat: Seat, rng: random.Random, style: str) -> float | None:
     bank = seat.bank_ms - min(seat.bank_ms, TIE_RESERVE * seat.start_bank_ms)
     if bank <= 0:
         return None
-    model = PriceModel.from_seat(seat, style, NEUTRAL_DRIFT)
-    forecast = model.sample(rng.random()) if SAMPLE else model.forecast()
+    model = PriceModel.from_seat(seat, style, DRIFT_PRIOR)
+    sample_draw = rng.random()
+    forecast = (model.sample(rng.random()) if sample_draw < SAMPLE.get(style, 0.0)
+                else model.forecast())
     need = race.tokens_needed(seat)
-    spread = 0.25 if style == "random" else 0.08
-    jitter = [1.0 + JIT * rng.uniform(-spread, spread) for _ in range(left)]
+    spread = LEVEL_JITTER[style]
+    jitter = [1.0 + rng.uniform(-spread, spread) for _ in range(32)]
     draw = rng.random()
-    if style == "aggressive" and AGG_RESTRICT:
-        level, now = best_level(seat, forecast, need, bank, jitter, draw, 0.0,
-                                bank / (AGGRESSIVE_SHARE * left))
-        return vary(level, bank, rng) if now else None
     if style == "aggressive":
-        small = min(math.exp(forecast.loc) * AGGRESSIVE_SMALL, bank / left / 2)
+        small = min(math.exp(forecast.loc) * AGGRESSIVE_SMALL, bank / left * SMALL_PACE)
         budget = bank
         for _ in range(2):  # the fight level, planned with what the small bids leave
             level, now = best_level(seat, forecast, need, budget, jitter, draw)
@@ -238,7 +247,13 @@ def hard(seat: Seat, rng: random.Random, style: str) -> float | None:
         if rng.random() < AGGRESSIVE_SHARE * seat.round + 0.5 - entered:
             return min(bank, small * math.exp(rng.uniform(-0.2, 0.2)))
         return None
-    floor = bank / (PATIENT_SHARE * left) if style == "patient" else 0.0
+    floor = 0.0
+    if style == "patient":
+        # Bids in at most PATIENT_SHARE of the game's rounds, never below the likely price.
+        done = sum(1 for h in seat.history if h.get("my_bid_ms") is not None)
+        if done >= int(PATIENT_SHARE * seat.rounds):
+            return None
+        floor = math.exp(forecast.loc)
     beat, off_beat = beat_rounds(seat)
     answer = answer_floor(seat, forecast, beat)
     if beat and answer and rng.random() < ANSWER_BEAT and bank >= answer:
@@ -247,9 +262,7 @@ def hard(seat: Seat, rng: random.Random, style: str) -> float | None:
     level, now = best_level(seat, forecast, need, bank, jitter, draw, floor)
     if level is not None and not now and off_beat and not beat:
         # A beat player's rounds are not for us: the others carry its share of tries.
-        rounds = seat.rounds_left
-        theirs = off_beat
-        now = draw < min(1.0, bank / level / max(1, rounds - theirs))
+        now = draw < min(1.0, bank / level / max(1, left - off_beat))
     if not now:
         return None
     return vary(level, bank, rng)
@@ -258,8 +271,6 @@ def hard(seat: Seat, rng: random.Random, style: str) -> float | None:
 def beat_rounds(seat: Seat) -> tuple[list[str], int]:
     """Leaders who win on a beat (:func:`rivals.rhythm`) and whose beat this round is;
     and how many of the rounds left fall on such a beat."""
-    if not RHYTHM:
-        return [], 0
     now, theirs = [], set()
     for p in seat.opponents:
         if p.get("left") or p["tokens"] < seat.tokens:
@@ -282,56 +293,56 @@ def answer_floor(seat: Seat, forecast, beat: list[str] = ()) -> float:
     only loses time. So bid above it, or not at all -- never above what the
     leader can still afford, which ends the fear.
     """
-    if not ANSWER:
-        return 0.0
     floor = 0.0
     mine = seat.tokens
     for p, proj in zip(seat.opponents, race.projected(seat)):
         if p.get("left") or p["tokens"] <= mine or proj < mine + 1:
             continue
-        if RHYTHM and rivals.rhythm(seat, p["id"]) and p["id"] not in beat:
+        if rivals.rhythm(seat, p["id"]) and p["id"] not in beat:
             continue  # not its round
         beaten = rivals.beat_me_at(seat, p["id"])
+        if p["id"] in beat:
+            # It buys only on its beat: its bank over its beats is what it can pay.
+            period, phase = rivals.rhythm(seat, p["id"])
+            first = rivals.wins(seat, p["id"])[0]
+            beats = sum(1 for r in range(first, seat.rounds + 1) if r % period == phase)
+            beaten = max(beaten or 0.0, seat.start_bank_ms / beats)
         if beaten is not None:
             floor = max(floor, min(beaten * ANSWER_STEP, forecast.cap + forecast.gap))
     return floor
 
 
 def best_level(seat: Seat, forecast, need: float, bank: float, jitter: list[float],
-               draw: float, floor: float = 0.0, ceiling: float = math.inf
-               ) -> tuple[float | None, bool]:
+               draw: float, floor: float = 0.0) -> tuple[float | None, bool]:
     """The bid level whose tries most likely win first place, and whether now is a try.
 
-    At each level the bank affords so many tries; they go to the rounds left
-    where that level is likeliest to win (prices forecast to fall: later; to
-    rise: now; ``jitter`` decides between rounds alike). Beside the chance of
-    enough wins for first place, a little worth for each token expected (a
-    place still counts when first is out of reach) and a little for time kept.
+    At each level the bank affords so many tries, spread at random over the
+    rounds left (so its rounds cannot be told in advance, and it keeps seeing
+    prices all game); each wins with the forecast chance, averaged over those
+    rounds. Beside the chance of enough wins for first place, a little worth
+    for each token expected (a place still counts when first is out of reach)
+    and a little for time kept. ``jitter`` tilts the choice between levels
+    that look alike; ``draw`` (uniform) decides whether this round is a try.
     """
     if bank <= 0:
         return None, False
     left = seat.rounds_left
-    grid = [b for b in bid_grid(int(bank)) if min(floor, bank) <= b <= max(ceiling, 1000)]
-    best, best_value, now = None, 0.0, False
-    for b in grid:
-        chances = sorted(((forecast.win_chance(b, k) * jitter[k % len(jitter)], k)
-                          for k in range(left)), reverse=True)
-        if not SELECT:
-            chances = [(sum(c for c, _ in chances) / left, k) for k in range(left)]
+    ahead = sorted({0, left // 3, (2 * left) // 3, left - 1})
+    grid = [b for b in bid_grid(int(bank)) if b >= min(floor, bank)]
+    best, best_value, tilt = None, 0.0, 1.0
+    for i, b in enumerate(grid):
+        chances = [forecast.win_chance(b, k) for k in ahead]
+        q = sum(chances) / len(ahead)
         tries = min(float(left), bank / b)
-        whole = int(tries)
-        picked = chances[:whole] + ([chances[whole]] if whole < left else [])
-        weights = [1.0] * whole + ([tries - whole] if whole < left else [])
-        q = sum(w * c for w, (c, _) in zip(weights, picked)) / max(tries, 1e-9)
         value = (race.at_least(need, tries, q) + TOKEN_WORTH * tries * q
-                 - TIME_WORTH * tries * b / seat.start_bank_ms)
+                 - TIME_WORTH * tries * b / seat.start_bank_ms) * jitter[i % len(jitter)]
         if value > best_value:
-            rank = next(i for i, (_, k) in enumerate(chances) if k == 0)
             best, best_value = b, value
-            now = rank < whole or (rank == whole and draw < tries - whole)
-            if not SELECT:
-                now = draw < tries / left
-    return best, now
+            tilt = (chances[0] / q) ** TILT if q > 0 else 1.0
+    if best is None:
+        return None, False
+    # A round where the level is likelier to win than on average gets a try more often.
+    return best, draw < min(float(left), bank / best) / left * tilt
 
 
 def vary(level: float, bank: float, rng: random.Random) -> float:
