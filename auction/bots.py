@@ -184,7 +184,7 @@ LEVEL_JITTER = {"aggressive": 0.02, "patient": 0.02, "random": 0.0625}
 # How often it acts on one draw of the price model rather than on its average:
 # a seat that mostly bids high so learns now and then that cheaper bids win too,
 # and seats of the same table do not all answer alike.
-SAMPLE = {"aggressive": 0.0, "patient": 0.5, "random": 0.5}
+SAMPLE = {"aggressive": 0.0, "patient": 0.0, "random": 0.5}
 # A round where its level is likelier to win than on average is a try more often:
 # the chance of a try goes with (chance now / chance on average) ** TILT.
 TILT = 2.0
