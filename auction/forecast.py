@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from .bots import Seat
+from .seat import Seat
 
 TIE_BREAK = 1 / 2_400_000  # what a ms kept is worth, in tokens: it breaks ties at the end
 
@@ -98,8 +96,10 @@ class PriceModel:
         self.cap, self.gap = cap, gap
 
     @classmethod
-    def from_seat(cls, seat: Seat, style: str = "random") -> PriceModel:
+    def from_seat(cls, seat: Seat, style: str = "random",
+                  drift_prior: tuple | None = None) -> PriceModel:
         obs, none_count, some_count, cap = observe(seat)
+        drift_prior = drift_prior or cls.DRIFT_PRIOR[style]
         none = (none_count + 0.25) / (none_count + some_count + 8.0)
         n_opp = max(1, sum(1 for p in seat.opponents if not p.get("left")))
         centre = math.log(seat.start_bank_ms / seat.rounds * (1 + 0.25 * n_opp))
@@ -110,7 +110,7 @@ class PriceModel:
         rows = []
         for sigma in cls.SIGMAS:
             scale = sigma * root2
-            for drift, prior in zip(cls.DRIFTS, cls.DRIFT_PRIOR[style]):
+            for drift, prior in zip(cls.DRIFTS, drift_prior):
                 shifted = [(kind, lv - drift * t, w) for t, kind, lv, w in obs]
                 for mu in levels:
                     logw = log(prior) - 0.5 * ((mu - centre) / 0.55) ** 2
@@ -131,6 +131,20 @@ class PriceModel:
         gap = seat.tie_margin_ms if seat.tie == "margin" else 100
         return cls(none, [(w / total, mu, d, sg) for w, (_, mu, d, sg) in zip(ws, rows)],
                    cap, gap)
+
+    def sample(self, draw: float) -> Forecast:
+        """One (level, drift, spread) of the grid, drawn by its weight (``draw`` in [0, 1)).
+
+        Acting on a draw rather than on the average tries, now and then, a
+        level the evidence does not rule out -- which is how a seat that mostly
+        bids high learns that cheaper bids win too.
+        """
+        acc = 0.0
+        for w, mu, drift, sigma in self.rows:
+            acc += w
+            if acc > draw:
+                break
+        return Forecast(self.none, self.cap, self.gap, mu, drift, sigma * sigma, 0.0, 0.0)
 
     def forecast(self) -> Forecast:
         """One log-normal per round ahead, matching the whole weighed grid."""

@@ -69,7 +69,8 @@ LINEUPS = [
     ("hard", "late-even"),
 ]
 
-# The issue's targets, for 5-player "auction" games: (line-up, min win rate).
+# The issue's targets, for 5-player games of these presets: (line-up, min win rate).
+TARGET_PRESETS = ("auction", "quick")
 WIN_TARGETS = [("hard + 4 medium", 0.35), ("medium + 4 easy", 0.35), ("hard + 4 easy", 0.50)]
 HARD_LAST_MAX = 0.10
 AGGRESSIVE_ENTRY_MIN, PATIENT_ENTRY_MAX = 0.70, 0.50
@@ -77,6 +78,8 @@ AGGRESSIVE_ENTRY_MIN, PATIENT_ENTRY_MAX = 0.70, 0.50
 
 def lineup_name(lineup: tuple, seats: int) -> str:
     tested, other = lineup
+    if not isinstance(other, str):
+        return f"{tested} + field of {', '.join(other)}"
     return f"{tested} + {seats - 1} {other}"
 
 
@@ -89,8 +92,11 @@ def seating(lineup: tuple, index: int, seats: int) -> tuple[list[rules.Player], 
     tested_seat = index % seats
     style_offset = (index // seats) % len(bots.STYLES)
     players = []
+    others = (other,) if isinstance(other, str) else tuple(other)
     for i in range(seats):
-        kind = tested if i == tested_seat else other
+        # A mixed field (a tuple of kinds) rotates its kinds through the other seats.
+        j = (i - (i > tested_seat) + index // seats) % len(others)
+        kind = tested if i == tested_seat else others[j]
         if kind in FIXED:
             # A fixed strategy sits in a human seat; the bench plays it.
             players.append(rules.Player(f"p{i}", f"{kind} {i}", difficulty=kind))
@@ -154,11 +160,15 @@ FIELDS = ("games", "wins", "lasts", "affordable", "entered", "bid_sum", "tokens"
 
 
 def run_chunk(job) -> tuple[int, dict]:
-    """Play games [start, stop) of one line-up; totals per (role, kind, style)."""
+    """Play games [start, stop) of one line-up; totals per (role, kind, style).
+
+    The line-up is an index into LINEUPS or a (tested, other) pair itself.
+    """
     lineup_index, start, stop, seats, preset, changes = job
+    lineup = LINEUPS[lineup_index] if isinstance(lineup_index, int) else lineup_index
     totals = defaultdict(lambda: dict.fromkeys(FIELDS, 0))
     for index in range(start, stop):
-        for s in play(LINEUPS[lineup_index], index, seats, preset, changes)["seats"]:
+        for s in play(lineup, index, seats, preset, changes)["seats"]:
             role = "tested" if s["tested"] else "others"
             keys = [(role, s["kind"], "all")]
             if s["style"]:
@@ -251,7 +261,7 @@ def main(argv=None) -> int:
             kv[0][0], bots.STYLES.index(kv[0][1]))):
         print(f"{kind + '/' + style:<20} {t['games']:>10} {_entry(t):>6} {_mean_bid(t):>8}")
     print()
-    if args.seats == 5 and args.preset == "auction" and not changes:
+    if args.seats == 5 and args.preset in TARGET_PRESETS and not changes:
         _check_targets(results, names, chosen, styles_total)
     print(f"\n{args.games * len(chosen)} games in {elapsed:.1f} s on "
           f"{args.processes} process(es)")

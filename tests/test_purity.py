@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "auction"
-PURE = ["rules", "moves", "lobby", "settings", "state", "standings", "views", "bots", "forecast",
+PURE = ["rules", "moves", "lobby", "settings", "state", "standings", "views", "bots", "forecast", "seat", "race", "rivals",
         "fairness", "series", "charts", "export", "rematch"]
 FORBIDDEN = {"flask", "redis", "gevent", "time", "datetime", "requests", "jinja2", "werkzeug",
              "socket", "threading", "os", "random"}
@@ -36,3 +36,21 @@ def test_the_pure_core_stays_pure(module):
     outside, inside = imports(module)
     assert not (outside & (FORBIDDEN - ALLOWED_EXTRA.get(module, set()))), outside
     assert inside <= set(PURE), inside
+
+
+def test_the_pure_core_has_no_import_circle():
+    """No pure module reaches itself through its imports (type-only imports count too)."""
+    graph = {m: imports(m)[1] & set(PURE) for m in PURE if (PACKAGE / f"{m}.py").exists()}
+
+    def reaches(start, node, seen):
+        for nxt in graph.get(node, ()):
+            if nxt == start:
+                return True
+            if nxt not in seen:
+                seen.add(nxt)
+                if reaches(start, nxt, seen):
+                    return True
+        return False
+
+    circles = [m for m in graph if reaches(m, m, set())]
+    assert not circles, circles

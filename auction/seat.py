@@ -1,0 +1,68 @@
+"""What an AI seat knows: the facts a policy reads from its own seat's view.
+
+Pure and standard library only. ``auction.bots`` (the policies) and
+``auction.forecast`` (the hard AI's arithmetic) both read a :class:`Seat`;
+it lives here so that neither has to import the other for it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import rules
+
+
+@dataclass(frozen=True)
+class Seat:
+    """The facts a policy uses, all read from the seat's own view."""
+
+    me: str
+    bank_ms: int  # own bank: shown, or counted from the start bank and own bids
+    start_bank_ms: int
+    tokens: int
+    round: int
+    rounds: int
+    rounds_left: int  # including this one
+    ready_ms: int
+    tie: str
+    tie_margin_ms: int
+    opponents: tuple[dict, ...]  # the other players' public entries
+    history: tuple[dict, ...]
+
+
+def own_bank(view: dict) -> int:
+    """The seat's bank: shown in the view, or counted as a human would.
+
+    A hidden bank's bids come to the tenth the page shows (views.py); where bids
+    are kept in milliseconds (margin ties) each may have cost up to 99 ms more:
+    count that in, and never plan past the bank.
+    """
+    shown = (view.get("me") or {}).get("bank_ms")
+    if shown is not None:
+        return shown
+    bids = [h["my_bid_ms"] for h in view.get("history") or () if h.get("my_bid_ms")]
+    slack = 99 * len(bids) if view["settings"]["tie"] == "margin" else 0
+    return max(0, view["settings"]["bank_ms"] - sum(bids) - slack)
+
+
+def read_seat(view: dict) -> Seat | None:
+    """The seat's facts, or None when the view is not a seat's countdown."""
+    me = view.get("me")
+    if not me or me.get("left") or view.get("phase") != rules.Phase.COUNTDOWN.value:
+        return None
+    s = view["settings"]
+    rounds = view.get("rounds") or s["rounds"]
+    return Seat(
+        me=me["id"],
+        bank_ms=own_bank(view),
+        start_bank_ms=s["bank_ms"],
+        tokens=me.get("tokens", 0),
+        round=view["round"],
+        rounds=rounds,
+        rounds_left=max(1, rounds - view["round"] + 1),
+        ready_ms=s["ready_ms"],
+        tie=s.get("tie", "tenth"),
+        tie_margin_ms=s.get("tie_margin_ms", 100),
+        opponents=tuple(p for p in view.get("players") or () if p["id"] != me["id"]),
+        history=tuple(view.get("history") or ()),
+    )
