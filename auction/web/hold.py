@@ -19,15 +19,11 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import socket
-import struct
-import threading
-from collections import deque
 
 from flask import current_app, g, request
 from flask_sock import Sock
 from simple_websocket import ConnectionClosed
-from wsproto.events import CloseConnection, Ping, Pong
+from wsproto.events import Ping
 from wsproto.utilities import LocalProtocolError
 
 from .. import fairness, rules
@@ -36,6 +32,7 @@ from ..store import UNAVAILABLE, NoSuchRoom
 from . import limits
 from .capacity import capacity
 from .common import room_code, services
+from .tap import Tap, kernel_rtt_ms
 
 sock = Sock()
 
@@ -50,41 +47,6 @@ DRAIN_MS = 1_000         # how long to wait for the client's close after the hol
 
 def init(app) -> None:
     sock.init_app(app)
-
-
-class Tap:
-    """Wraps the socket's protocol object to timestamp each frame the client sends."""
-
-    def __init__(self, conn, clock):
-        self._conn = conn
-        self._clock = clock
-        self.last_ms = clock.now_ms()
-        self.text_ms: deque[int] = deque()
-        self.closed_ms: int | None = None
-        self.pings: dict[bytes, int] = {}
-        self.fresh: list[int] = []          # round trips not yet in the store
-        self.ponged = threading.Event()
-
-    def events(self):
-        for event in self._conn.events():
-            now = self._clock.now_ms()
-            if isinstance(event, Pong):
-                # Only an answer to one of our own pings is a sign of life (and a
-                # round trip): a client cannot send it before the ping arrives, and
-                # pongs nobody asked for prove nothing.
-                sent = self.pings.pop(bytes(event.payload), None)
-                if sent is not None:
-                    self.last_ms = now
-                    self.fresh.append(now - sent)
-                    self.ponged.set()
-            elif isinstance(event, CloseConnection):
-                self.closed_ms = now
-            elif getattr(event, "message_finished", False):
-                self.text_ms.append(now)
-            yield event
-
-    def __getattr__(self, name):
-        return getattr(self._conn, name)
 
 
 class HoldSession:
@@ -310,15 +272,6 @@ class HoldSession:
             self.svc.rooms.release(self.code, self.token, moment)
         except (rules.NotAllowed, NoSuchRoom):
             pass
-
-
-def kernel_rtt_ms(sock) -> int | None:
-    """The kernel's smoothed round trip of this TCP connection in ms (Linux), if known."""
-    try:
-        info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
-        return struct.unpack_from("I", info, 68)[0] // 1000   # tcpi_rtt, in µs
-    except (AttributeError, OSError, struct.error):
-        return None
 
 
 def _is_release(message) -> bool:

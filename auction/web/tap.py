@@ -1,0 +1,60 @@
+"""What a hold socket itself tells about its client: when each frame arrived.
+
+``Tap`` wraps the socket's protocol object and timestamps every frame as it is
+read, so a press, a release or a sign of life is dated when it reached the
+server, not when the hold's loop got round to it; ``kernel_rtt_ms`` reads the
+kernel's own round-trip estimate of the connection.
+"""
+
+from __future__ import annotations
+
+import socket
+import struct
+import threading
+from collections import deque
+
+from wsproto.events import CloseConnection, Pong
+
+
+class Tap:
+    """Wraps the socket's protocol object to timestamp each frame the client sends."""
+
+    def __init__(self, conn, clock):
+        self._conn = conn
+        self._clock = clock
+        self.last_ms = clock.now_ms()
+        self.text_ms: deque[int] = deque()
+        self.closed_ms: int | None = None
+        self.pings: dict[bytes, int] = {}
+        self.fresh: list[int] = []          # round trips not yet in the store
+        self.ponged = threading.Event()
+
+    def events(self):
+        for event in self._conn.events():
+            now = self._clock.now_ms()
+            if isinstance(event, Pong):
+                # Only an answer to one of our own pings is a sign of life (and a
+                # round trip): a client cannot send it before the ping arrives, and
+                # pongs nobody asked for prove nothing.
+                sent = self.pings.pop(bytes(event.payload), None)
+                if sent is not None:
+                    self.last_ms = now
+                    self.fresh.append(now - sent)
+                    self.ponged.set()
+            elif isinstance(event, CloseConnection):
+                self.closed_ms = now
+            elif getattr(event, "message_finished", False):
+                self.text_ms.append(now)
+            yield event
+
+    def __getattr__(self, name):
+        return getattr(self._conn, name)
+
+
+def kernel_rtt_ms(sock) -> int | None:
+    """The kernel's smoothed round trip of this TCP connection in ms (Linux), if known."""
+    try:
+        info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
+        return struct.unpack_from("I", info, 68)[0] // 1000   # tcpi_rtt, in µs
+    except (AttributeError, OSError, struct.error):
+        return None
