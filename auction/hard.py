@@ -38,8 +38,9 @@ TIE_RESERVE = 0.05  # share of the starting bank kept back for tie-breaks
 # of its pace); a random one sits them out. (Patient seats plan: ``planner``.)
 PROBE = (0.1, 0.5)
 # Saving for a player who has kept its bank: until SAVE_UNTIL of the game, its
-# pace is cut by (own bank / the largest bank another may still hold) ** SAVE.
-SAVE, SAVE_UNTIL = 1.0, 2 / 3
+# pace is cut by (own bank / the largest bank that a player with fewer tokens
+# may still hold) ** SAVE. (Players with more tokens are fought, not waited for.)
+SAVE, SAVE_UNTIL = 2.0, 2 / 3
 LEAN_ROUNDS = 12  # the fewest rounds in which a hard seat reads the table
 
 
@@ -58,9 +59,9 @@ def hard(seat: Seat, rng: random.Random, style: str) -> float | None:
 def lean(seat: Seat, rng: random.Random, style: str) -> float | None:
     """The equilibrium bid, leaning toward the bids that have been paying.
 
-    It paces its bank over the rounds left -- slower while another player may
-    be sitting on a bigger bank (a player who has won little has spent little,
-    as far as anyone can tell) -- and keeps a little for tie-breaks. Once
+    It paces its bank over the rounds left -- slower while a player behind it
+    may be sitting on a bigger bank (a player who has won little has spent
+    little, as far as anyone can tell) -- and keeps a little for tie-breaks. Once
     nobody can catch it, it keeps its time.
     """
     left = seat.rounds_left
@@ -77,7 +78,8 @@ def lean(seat: Seat, rng: random.Random, style: str) -> float | None:
     target = bank / left
     if seat.round <= SAVE_UNTIL * seat.rounds:
         mine = seat.bank_ms / table.pace
-        threat = max(table.left.values())
+        threat = max((table.left[p["id"]] for p in rivals if p["tokens"] < seat.tokens),
+                     default=0.0)
         if threat > mine:
             target *= (mine / threat) ** SAVE
     k = choose(table, len(rivals) + 1, target, bank, rng)
