@@ -4,7 +4,8 @@ Pure and standard library only. For every other player it keeps a small grid
 of hypotheses -- how often the player enters a round, the level of its bids
 and how widely they spread -- and weighs each by how well it explains the
 rounds played: who won, the bid this seat won or lost with, the winning bid or
-all bids where the room reveals them, and rounds nobody bid in. Older rounds
+all bids where the room reveals them, and rounds nobody bid in; a player who
+wins on a beat is read from the rounds on its beat. Older rounds
 count for less (players change their minds). From the beliefs it gives the
 chance that every other player bids below a given bid: :meth:`Table.chance_below`.
 
@@ -18,6 +19,7 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .rivals import rhythm
 from .seat import Seat
 
 # The bid grid, in paces: the candidate bids of the hard AI and the points where
@@ -40,6 +42,9 @@ SOFT = 0.5
 # of each such change beside playing the same all game.
 SPLITS = (1, 2, 4, 7)
 CHANGE = math.log(0.1)
+# A player who wins on a beat (every 2nd, 3rd or 4th round: ``rivals.rhythm``) is
+# read from its rounds on the beat only, and off the beat bids with this chance.
+OFF_BEAT = 0.1
 BUDGET = 1.0  # ...and then to bid its bank left over the rounds left, times this
 
 
@@ -261,17 +266,26 @@ class Table:
         # A player who changes its play is expected to spend what it has left.
         fresh = {pid: split_prior(grid, min(LEVEL_HIGH, max(
             LEVEL_LOW, BUDGET * (seat.rounds - paid[pid]) / seat.rounds_left))) for pid in rivals}
-        table = cls._build(grid, pace, rivals, evidence(seat, grid, pace, going), fresh)
+        table = cls._build(grid, pace, rivals, evidence(seat, grid, pace, going), fresh, seat)
         return cls(table.grid, pace, table.all_below,
                    {pid: max(0.0, seat.rounds - paid[pid]) for pid in rivals})
 
     @classmethod
     def _build(cls, grid: Grid, pace: float, rivals: list[str], ev: dict,
-               fresh: dict) -> Table:
+               fresh: dict, seat: Seat | None = None) -> Table:
         all_below = [1.0] * len(grid.points)
         for pid in rivals:
-            weights = posterior(grid, ev[pid], fresh.get(pid))
-            for k, q in enumerate(below_each(grid, weights)):
+            beat = rhythm(seat, pid) if seat is not None else None
+            mine = ev[pid]
+            if beat is not None:
+                period, phase = beat
+                on = seat.round % period == phase
+                mine = [e for e in mine if (seat.round - 1 - e[3]) % period == phase]
+            weights = posterior(grid, mine, fresh.get(pid))
+            below = below_each(grid, weights)
+            if beat is not None and not on:
+                below = [1.0 - OFF_BEAT + OFF_BEAT * q for q in below]
+            for k, q in enumerate(below):
                 all_below[k] *= q
         return cls(grid, pace, tuple(all_below))
 

@@ -319,4 +319,4 @@ def test_the_policies_import_only_the_standard_library_and_the_engine():
                 imported.add(node.module.split(".")[0])
     assert imported <= {"__future__", "math", "random", "dataclasses", "typing", "functools",
                         ".", ".rules", ".views", ".hard", ".planner", ".table", ".forecast",
-                        ".seat"}
+                        ".rivals", ".seat"}
