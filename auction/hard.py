@@ -118,9 +118,11 @@ def choose(table: Table, players: int, target: float, bank: float,
             continue
         cells.append((k, base, table.chance_below(k), grid.points[k] * pace / target))
     options = [(None, sit_out, 0.0, 0.0)] + cells
+    # weight = base * exp(LEAN * (win - lam * cost)), in logs; only lam changes
+    gain = [math.log(base) + LEAN * win for _, base, win, _ in options]
 
     def weights(lam: float) -> list[float]:
-        logs = [math.log(base) + LEAN * (win - lam * cost) for _, base, win, cost in options]
+        logs = [g - LEAN * lam * cost for g, (_, _, _, cost) in zip(gain, options)]
         peak = max(logs)
         raw = [math.exp(x - peak) for x in logs]
         total = sum(raw)
