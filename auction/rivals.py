@@ -11,6 +11,15 @@ from __future__ import annotations
 from .seat import Seat
 
 RECENT = 6  # rounds: what a player paid longer ago says little about today
+RUNAWAY = 2  # rounds in a row: a leader who has won this many is running away
+
+
+def winners_of(h: dict) -> list[str]:
+    """Who won a round of the seat's history (older views name one ``winner``)."""
+    winners = h.get("winners")
+    if winners is None:
+        winners = [h["winner"]] if h.get("winner") else []
+    return list(winners)
 
 
 def beat_me_at(seat: Seat, pid: str) -> float | None:
@@ -22,9 +31,7 @@ def beat_me_at(seat: Seat, pid: str) -> float | None:
     for h in seat.history:
         if seat.round - h["round"] > RECENT:
             continue
-        winners = h.get("winners")
-        if winners is None:
-            winners = [h["winner"]] if h.get("winner") else []
+        winners = winners_of(h)
         mine = h.get("my_bid_ms")
         if mine is None or h.get("tie") or winners != [pid]:
             continue
@@ -37,10 +44,7 @@ def wins(seat: Seat, pid: str) -> list[int]:
     """The rounds ``pid`` won alone."""
     out = []
     for h in seat.history:
-        winners = h.get("winners")
-        if winners is None:
-            winners = [h["winner"]] if h.get("winner") else []
-        if winners == [pid] and not h.get("tie"):
+        if winners_of(h) == [pid] and not h.get("tie"):
             out.append(h["round"])
     return out
 
@@ -62,4 +66,21 @@ def rhythm(seat: Seat, pid: str) -> tuple[int, int] | None:
         beats = [r for r in range(won[0], seat.round) if r % period == phase]
         if len(won) >= 0.6 * len(beats):
             return period, phase
+    return None
+
+
+def runaway(seat: Seat, streak: int = RUNAWAY) -> str | None:
+    """The player who has won each of the last ``streak`` rounds alone and has more
+    tokens than this seat, if there is one: a leader running away, whom both
+    minds of the hard AI answer at once (``auction.hard``, ``auction.planner``)."""
+    recent = seat.history[-streak:]
+    if len(recent) < streak:
+        return None
+    won = {pid for h in recent for pid in winners_of(h)}
+    if len(won) != 1 or any(len(winners_of(h)) != 1 or h.get("tie") for h in recent):
+        return None
+    (pid,) = won
+    if any(p["id"] == pid and not p.get("left") and p["tokens"] > seat.tokens
+           for p in seat.opponents):
+        return pid
     return None
