@@ -5,8 +5,9 @@ Pure and standard library only (``random`` is only the generator it is handed).
 read the table instead (``auction.hard``), so that a table of hard AIs does not
 share one blind spot. The planner can play any style. It forecasts the price
 of a token (``forecast``), reads the race for first place from the token counts
-(``race``), answers players who have been beating it (``rivals``), and picks the
-bid level whose tries most likely reach first place. docs/ai.md tells how it
+(``race``), answers players who have been beating it (``rivals``) -- a leader
+running away at once -- and picks the bid level whose tries most likely reach
+first place. docs/ai.md tells how it
 thinks and how well it plays.
 """
 
@@ -111,6 +112,8 @@ def planner(seat: Seat, rng: random.Random, style: str) -> float | None:
     if level is not None and not now and off_beat and not beat:
         # A beat player's rounds are not for us: the others carry its share of tries.
         now = draw < min(1.0, bank / level / max(1, left - off_beat))
+    if not now and level is not None and rivals.runaway(seat):
+        now = True  # a leader is running away: answer it now, not in a later round
     if not now:
         return None
     return vary(level, bank, rng)
