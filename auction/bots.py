@@ -18,15 +18,15 @@ Difficulties:
   the round;
 * medium paces its bank: what is left, spread over the rounds it still expects
   to enter;
-* hard (``auction.hard``) has two minds. A patient hard seat, and every hard
-  seat in a game of fewer than 12 rounds, plans for first place
+* hard (``auction.hard``) has two minds. A patient or random hard seat, and
+  every hard seat in a game of fewer than 12 rounds, plans for first place
   (``auction.planner``): it forecasts the price of a token (``forecast``),
   reads from the token counts how many tokens first place will take
   (``race``), picks the bid level whose tries most likely get there, answers
-  a leader who has been beating its bids (``rivals``) and keeps time back for
-  tie-breaks. An aggressive or random one bids from the all-pay equilibrium,
-  leaning toward the bids that have been paying, on beliefs about each other
-  player's bids read from the table (``table``).
+  a leader who has been beating its bids or is running away (``rivals``) and
+  keeps time back for tie-breaks. An aggressive one bids from the all-pay
+  equilibrium, leaning toward the bids that have been paying, on beliefs about
+  each other player's bids read from the table (``table``).
 
 Styles change how often a seat enters and how big it bids: aggressive enters
 most rounds, patient skips more and bids bigger, random varies both. How they
