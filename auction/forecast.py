@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from .rivals import winners_of
 from .seat import Seat
 
 TIE_BREAK = 1 / 2_400_000  # what a ms kept is worth, in tokens: it breaks ties at the end
@@ -201,9 +202,7 @@ def observe(seat: Seat):
     for h in seat.history:
         age = seat.round - h["round"]
         mine = h.get("my_bid_ms")
-        winners = h.get("winners")
-        if winners is None:
-            winners = [h["winner"]] if h.get("winner") else []
+        winners = winners_of(h)
         tie = bool(h.get("tie"))
         bids = h.get("bids")
         if bids is not None:

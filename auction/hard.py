@@ -27,8 +27,8 @@ from __future__ import annotations
 import math
 import random
 
-from . import rivals as rivals_
 from .planner import planner
+from .rivals import runaway
 from .seat import Seat
 from .table import Table
 
@@ -93,7 +93,7 @@ def lean(seat: Seat, rng: random.Random, style: str) -> float | None:
         if threat > mine:
             target *= (mine / threat) ** SAVE
     value = 1.0
-    if rivals_.runaway(seat):
+    if runaway(seat):
         value, target = 1.0 + DENY, min(bank, target * DENY_SPEND)
     k = choose(table, len(rivals) + 1, target, bank, rng, value)
     if k is None:

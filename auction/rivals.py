@@ -73,13 +73,10 @@ def runaway(seat: Seat, streak: int = RUNAWAY) -> str | None:
     """The player who has won each of the last ``streak`` rounds alone and has more
     tokens than this seat, if there is one: a leader running away, whom both
     minds of the hard AI answer at once (``auction.hard``, ``auction.planner``)."""
-    recent = seat.history[-streak:]
-    if len(recent) < streak:
+    recent = [winners_of(h) for h in seat.history[-streak:] if not h.get("tie")]
+    if len(recent) < streak or len(recent[0]) != 1 or any(w != recent[0] for w in recent):
         return None
-    won = {pid for h in recent for pid in winners_of(h)}
-    if len(won) != 1 or any(len(winners_of(h)) != 1 or h.get("tie") for h in recent):
-        return None
-    (pid,) = won
+    (pid,) = recent[0]
     if any(p["id"] == pid and not p.get("left") and p["tokens"] > seat.tokens
            for p in seat.opponents):
         return pid

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from .beliefs import (ABOVE, AT, BELOW, LEVEL_HIGH, LEVEL_LOW, OUT, Grid, below_each, cell,
                       grid_for, posterior, split_prior)
-from .rivals import rhythm
+from .rivals import rhythm, winners_of
 from .seat import Seat
 
 DECAY = 0.9  # the weight of a round's evidence shrinks by this each round after it
@@ -45,7 +45,7 @@ def evidence(seat: Seat, grid: Grid, pace: float, going: int | None) -> dict[str
     for h in seat.history:
         age = seat.round - 1 - h["round"]  # 0: the last round
         weight = DECAY ** age
-        winners = h.get("winners") or ([h["winner"]] if h.get("winner") else [])
+        winners = winners_of(h)
         mine = h.get("my_bid_ms")
         bids = h.get("bids")
         won_bid = h.get("winning_bid_ms")
@@ -81,7 +81,7 @@ def spent(seat: Seat, pace: float, going: float) -> dict[str, float]:
     out = {p["id"]: 0.0 for p in seat.opponents}
     for h in seat.history:
         bids = h.get("bids")
-        winners = h.get("winners") or ([h["winner"]] if h.get("winner") else [])
+        winners = winners_of(h)
         for pid in out:
             if bids is not None:
                 out[pid] += (bids.get(pid) or 0) / pace
