@@ -9,24 +9,21 @@ once spending starts (the bid). ``bot_actions`` turns plans into the same
 through the same rules and timers as everyone else.
 
 Standard library only; no clock is read. ``round_plans`` seeds each seat's
-generator from the room's seed, the round and the seat, so a game can be
-replayed from its seed alone and the caller keeps no AI state between rounds.
+generator from the room's seed, the round and the seat, and hands each seat its
+own seed for the whole game (``game_seed``), so a game can be replayed from its
+seed alone and the caller keeps no AI state between rounds.
 
 Difficulties:
 
-* easy spends without a plan: a random share of whatever is left, whatever
-  the round;
-* medium paces its bank: what is left, spread over the rounds it still expects
-  to enter;
-* hard (``auction.hard``) has two minds. A patient or random hard seat, and
-  every hard seat in a game of fewer than 12 rounds, plans for first place
-  (``auction.planner``): it forecasts the price of a token (``forecast``),
-  reads from the token counts how many tokens first place will take
-  (``race``), picks the bid level whose tries most likely get there, answers
-  a leader who has been beating its bids or is running away (``rivals``) and
-  keeps time back for tie-breaks. An aggressive one bids from the all-pay
-  equilibrium, leaning toward the bids that have been paying, on beliefs about
-  each other player's bids read from the table (``table``).
+* easy (``auction.simple``) spends without a plan: a random share of whatever
+  is left, whatever the round;
+* medium (``auction.simple``) paces its bank: what is left, spread over the
+  rounds it still expects to enter;
+* hard (``auction.hard``) bids from the all-pay equilibrium, dealt over the
+  game so that its bank lasts, leaning toward the bids that have been paying
+  (``auction.price``: what a token has been selling for; ``auction.known``:
+  what the public rule book says the easy and medium seats bid) and answering
+  a leader who runs away (``auction.rivals``).
 
 Styles change how often a seat enters and how big it bids: aggressive enters
 most rounds, patient skips more and bids bigger, random varies both. How they
@@ -35,12 +32,12 @@ play and how well is in docs/ai.md; bench/tournament.py measures it.
 
 from __future__ import annotations
 
-import math
 import random
 from dataclasses import dataclass
 
 from . import rules, views
 from .hard import hard
+from .simple import easy, medium
 from .seat import Seat, own_bank, read_seat  # noqa: F401  (part of the bots interface)
 
 STYLES = rules.BOT_STYLES
@@ -66,8 +63,13 @@ SIT_OUT = Plan(False, 0, 0)
 # -- the public interface --------------------------------------------------
 
 
-def decide(view: dict, rng: random.Random, *, difficulty: str, style: str) -> Plan:
-    """The plan for this round of the seat whose ``view`` this is."""
+def decide(view: dict, rng: random.Random, *, difficulty: str, style: str,
+           game_seed: str | None = None) -> Plan:
+    """The plan for this round of the seat whose ``view`` this is.
+
+    ``game_seed`` is the seat's own seed for the whole game (the same every
+    round): the hard AI deals its rounds' strata from it (``auction.hard``).
+    """
     if difficulty not in POLICIES:
         raise ValueError(f"difficulty must be one of {', '.join(POLICIES)}")
     if style not in STYLES:
@@ -77,7 +79,7 @@ def decide(view: dict, rng: random.Random, *, difficulty: str, style: str) -> Pl
         return SIT_OUT
     # Draw the press moment first so it does not depend on the decision.
     press = press_moment(seat.ready_ms, rng)
-    bid = POLICIES[difficulty](seat, rng, style)
+    bid = POLICIES[difficulty](seat, rng, style, game_seed)
     if bid is None or bid <= 0:
         return SIT_OUT
     return Plan(True, press, natural_hold(bid, seat.bank_ms, rng))
@@ -91,7 +93,7 @@ def round_plans(game: rules.Game, now_ms: int, seed) -> dict[str, Plan]:
             rng = random.Random(f"{seed}:{game.round}:{p.id}")
             view = views.view_for(game, p.id, now_ms)
             plans[p.id] = decide(view, rng, difficulty=p.difficulty or "medium",
-                                 style=p.style or "random")
+                                 style=p.style or "random", game_seed=f"{seed}:{p.id}")
     return plans
 
 
@@ -123,52 +125,6 @@ def natural_hold(bid_ms: float, bank_ms: int, rng: random.Random) -> int:
     """A hold time near ``bid_ms`` with millisecond spread, within the bank."""
     hold = bid_ms * rng.uniform(0.985, 1.015) + rng.uniform(0, 100)
     return int(min(bank_ms, max(MIN_HOLD_MS, hold)))
-
-
-def lognormal(rng: random.Random, median: float, sigma: float) -> float:
-    """A positive amount around ``median``, spread by ``sigma`` in log."""
-    return median * math.exp(rng.gauss(0.0, sigma))
-
-
-# Easy and medium, per style: the chance of entering a round (random: drawn
-# afresh each round), and for medium the spread of its bid around its pace.
-ENTRY = {"aggressive": 0.85, "patient": 0.38}
-SPREAD = {"aggressive": 0.25, "patient": 0.2, "random": 0.4}
-
-
-def entry_chance(style: str, rng: random.Random) -> float:
-    """How likely an easy or medium seat of this style is to enter this round."""
-    if style == "random":
-        return rng.uniform(0.3, 0.9)
-    return ENTRY[style]
-
-
-# -- easy: spends without a plan ---------------------------------------------
-
-
-def easy(seat: Seat, rng: random.Random, style: str) -> float | None:
-    """A random share of what is left, whatever the round."""
-    if rng.random() >= entry_chance(style, rng):
-        return None
-    if style == "aggressive":
-        share = lognormal(rng, 0.09, 0.5)
-    elif style == "patient":
-        share = lognormal(rng, 0.2, 0.4)
-    else:
-        share = rng.uniform(0.02, 0.35)
-    return seat.bank_ms * min(1.0, share)
-
-
-# -- medium: paces its bank ------------------------------------------------
-
-
-def medium(seat: Seat, rng: random.Random, style: str) -> float | None:
-    """What is left, spread evenly over the rounds it expects to enter."""
-    chance = entry_chance(style, rng)
-    if rng.random() >= chance:
-        return None
-    entries_left = max(1.0, chance * seat.rounds_left)
-    return lognormal(rng, seat.bank_ms / entries_left, SPREAD[style])
 
 
 POLICIES = {"easy": easy, "medium": medium, "hard": hard}

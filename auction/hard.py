@@ -1,25 +1,34 @@
-"""The hard AI: two minds, so that a table of hard seats shares no one blind spot.
+"""The hard AI: the all-pay equilibrium, dealt over the game, leaning toward the
+bids that have been paying.
 
 Pure and standard library only (``random`` is only the generator it is handed).
-``auction.bots`` calls :func:`hard` as the "hard" policy. A patient or random
-hard seat plans for first place (``auction.planner``: it forecasts prices,
-answers leaders and keeps its bank for the rounds that decide the game). An
-aggressive one is the equilibrium bidder below, which reads the table and
-answers a runaway leader. Each mind alone has a trick that beats it -- the
-planner lets an early big spender run away, the bidder runs dry before a
-player who waited for the last rounds -- but not the same trick, and a seat of
-the other mind spoils each.
+``auction.bots`` calls :func:`hard` as the "hard" policy.
 
-The bidder's starting point is the symmetric equilibrium of an all-pay auction: with
-``n`` players each spending a pace ``t`` a round, a bid drawn with
-P(bid <= b) = (b / nt) ** (1 / (n - 1)) leaves a rival nothing to gain from any
-fixed bid -- whatever one trick a player tries, it buys tokens at a fair price.
-From there it leans: :class:`auction.table.Table` says how likely each bid is
-to beat everyone else, given how the others have been bidding, and the AI
-shifts its draw toward the bids that win more than they cost. Against players
-who are cheap it takes tokens cheaply; against one who overpays it steps aside;
-and because the lean is soft, what it does next cannot be read off its past.
-docs/ai.md tells how it thinks and how well it plays.
+*The equilibrium.* With ``n`` players each spending a pace ``t`` a round, a bid
+drawn as V * u ** (n - 1) (u uniform, V = n * t) leaves a rival nothing to gain
+from any fixed bid: whatever one trick a player tries, it buys tokens at a fair
+price. Drawn independently each round, though, the bids of a table of hard AIs
+drift apart -- one ran dry early, one sits on a big bank -- and a player who
+waits finds the last rounds cheap. So each seat *deals* its draws: from its own
+seed for the game it shuffles the rounds' strata (round r draws u from
+[perm[r] / R, (perm[r] + 1) / R)), so that over a game it draws across the whole
+range, big bids and small, in an order no one can read, and it sizes V so that
+what it expects to spend in the rounds left is exactly its bank.
+
+*The lean.* ``auction.price`` estimates from this seat's own history (and the
+reveals) the chance G(b) that a bid b beats everyone else; before it has seen
+anything, what it expects of each labelled AI seat from the public rule book
+(``auction.known``). The seat weighs each bid by exp(LEAN * (G(b) - lam * b / t)),
+with lam set so its expected bid stays t: against a table that bids less than
+the equilibrium it wins tokens for less; against one that bids more it steps
+aside and keeps its time for later. At the equilibrium itself the weights are
+flat (G(b) = b / V, lam = 1 / n): it is the equilibrium.
+
+*The schedule.* It leans its spending a little toward the later rounds
+(round a ahead weighs exp(SLOPE * a)), so a player who saves for a late surge
+meets a full bank; against a table of easy AIs, which spend early and run dry,
+more so. When a player ahead of it has won the last rounds (``rivals.runaway``),
+this round weighs RUNAWAY times more. docs/ai.md tells how it plays and how well.
 """
 
 from __future__ import annotations
@@ -27,137 +36,135 @@ from __future__ import annotations
 import math
 import random
 
-from .planner import planner
+from . import known, price
 from .rivals import runaway
 from .seat import Seat
-from .table import Table
 
-# How hard it leans toward the bids that pay: the weight of a bid goes with
-# exp(LEAN * (chance to win - price of the time it costs)).
-LEAN = 50.0
-TIE_RESERVE = 0.05  # share of the starting bank kept back for tie-breaks
-# An aggressive seat fills the rounds it would sit out with a small bid (PROBE
-# of its pace); any other sits them out. (In play only aggressive seats lean.)
-PROBE = (0.1, 0.5)
-# Saving for a player who has kept its bank: until SAVE_UNTIL of the game, its
-# pace is cut by (own bank / the largest bank that a player with fewer tokens
-# may still hold) ** SAVE. (Players with more tokens are fought, not waited for.)
-SAVE, SAVE_UNTIL = 2.0, 2 / 3
-LEAN_ROUNDS = 12  # the fewest rounds in which a hard seat reads the table
-# The styles that lean; the others plan. (Measured before the planner answered
-# runaways: with random seats leaning too, a hard AI won 33.9 % of 1,000 games
-# against four medium ones, with them planning 37.4 %.)
-LEANERS = ("aggressive",)
-# Answering a runaway (``rivals.runaway``: a player ahead of it has won the last
-# rounds): a win now is worth 1 + DENY tokens (it is one the leader does not
-# get) and its pace this round is DENY_SPEND times the usual.
-DENY, DENY_SPEND = 1.0, 3.0
+LEAN = 30.0  # how hard it leans toward the bids that pay
+CELLS = 60  # log-spaced bid cells between LOWEST paces and the equilibrium's top
+LOWEST = 0.02
+PRIOR = 1.0  # rounds' worth of weight of the equilibrium prior for every seat...
+KNOWN_PRIOR = 10.0  # ...and more, by the share of AI seats whose rule book it knows
+SLOPE, TRUST = 0.08, 5  # later rounds weigh exp(SLOPE * a), in full after TRUST rounds
+EASY_SLOPE = 0.18  # ...and this against a table of easy AIs only
+RUNAWAY = 3.0  # the weight of this round when a leader is running away
+PROBE = (0.1, 0.3)  # an aggressive seat's smallest bid, in paces: it stays in
+PATIENT_FLOOR = 0.4  # a patient seat sits out a bid under this many paces
+MIN_BID_MS = 300  # anything less is not worth a press
 
 
-def hard(seat: Seat, rng: random.Random, style: str) -> float | None:
-    """This round's bid in ms, or None to sit out: an aggressive seat leans, others plan.
+def hard(seat: Seat, rng: random.Random, style: str, game_seed: str | None = None) -> float | None:
+    """This round's bid in ms, or None to sit out.
 
-    Reading the table takes rounds to read: in a game shorter than LEAN_ROUNDS
-    every hard seat plans (measured: in the 9-round quick game the lean bidder
-    loses more to medium AIs and to a player who bids big every fourth round).
+    ``game_seed`` (the seat's seed for the whole game) deals the strata; without
+    one, every round draws from the whole range.
     """
-    if style not in LEANERS or seat.rounds < LEAN_ROUNDS:
-        return planner(seat, rng, style)
-    return lean(seat, rng, style)
-
-
-def lean(seat: Seat, rng: random.Random, style: str) -> float | None:
-    """The equilibrium bid, leaning toward the bids that have been paying.
-
-    It paces its bank over the rounds left -- slower while a player behind it
-    may be sitting on a bigger bank (a player who has won little has spent
-    little, as far as anyone can tell) -- and keeps a little for tie-breaks. Once
-    nobody can catch it, it keeps its time.
-    """
-    left = seat.rounds_left
-    rivals = [p for p in seat.opponents if not p.get("left")]
-    ahead = seat.tokens - max((p["tokens"] for p in rivals), default=0)
-    if ahead > left:  # nobody can catch it any more: keep the time
-        if style == "aggressive":
-            return seat.bank_ms / left * rng.uniform(*PROBE)  # ...but stay in character
+    others = [p for p in seat.opponents if not p.get("left")]
+    bank, left = seat.bank_ms, seat.rounds_left
+    if not others or bank <= 0:
         return None
-    bank = seat.bank_ms - min(seat.bank_ms, TIE_RESERVE * seat.start_bank_ms)
-    if bank <= 0 or not rivals:
-        return None
-    table = Table.from_seat(seat)
-    target = bank / left
-    if seat.round <= SAVE_UNTIL * seat.rounds:
-        mine = seat.bank_ms / table.pace
-        threat = max((table.left[p["id"]] for p in rivals if p["tokens"] < seat.tokens),
-                     default=0.0)
-        if threat > mine:
-            target *= (mine / threat) ** SAVE
-    value = 1.0
+    pace = bank / left
+    if seat.tokens - max(p["tokens"] for p in others) > left:
+        return in_style(0.0, pace, bank, rng, style)  # nobody can catch it: keep the time
+    power = len(others)  # n - 1
+    u, strata = deal(seat, rng, game_seed, power)
+    weights = schedule(seat, others)
     if runaway(seat):
-        value, target = 1.0 + DENY, min(bank, target * DENY_SPEND)
-    k = choose(table, len(rivals) + 1, target, bank, rng, value)
-    if k is None:
-        if style == "aggressive":
-            return min(bank, target * rng.uniform(*PROBE))
-        return None
-    edges = table.grid.edges
-    low = max(edges[k], table.grid.points[0] * 0.8)
-    high = min(edges[k + 1], table.grid.points[-1])
-    return min(bank, table.pace * math.exp(rng.uniform(math.log(low), math.log(high))))
+        weights[0] *= RUNAWAY
+    top = weights[0] * bank / sum(w * s for w, s in zip(weights, strata))
+    target = top / (power + 1)  # the expected bid this round
+    high = min(top, bank)
+    if high <= MIN_BID_MS:
+        return in_style(high, pace, bank, rng, style)
+    edges = bid_edges(LOWEST * pace, high)
+    points = [math.sqrt(a * b) for a, b in zip(edges[1:-1], edges[2:])]
+    chance, share = known.prior(seat, (power + 1) * pace)
+    wins = price.chance_below(seat, points, chance, PRIOR + KNOWN_PRIOR * share)
+    base = [min(1.0, (e / top)) ** (1.0 / power) for e in edges[:-1]] + [1.0]
+    cells = [(base[k + 1] - base[k], 0.0 if k == 0 else wins[k - 1],
+              0.0 if k == 0 else points[k - 1]) for k in range(len(edges) - 1)]
+    probs = lean(cells, target)
+    return in_style(draw(probs, edges, u), pace, bank, rng, style)
 
 
-def choose(table: Table, players: int, target: float, bank: float,
-           rng: random.Random, value: float = 1.0) -> int | None:
-    """The grid cell of this round's bid, or None to sit out.
+def deal(seat: Seat, rng: random.Random, game_seed: str | None,
+         power: int) -> tuple[float, list[float]]:
+    """(this round's u, the mean of u ** power in each round left, this one first)."""
+    rounds = seat.rounds
+    if game_seed is None or seat.round > rounds:
+        return rng.random(), [1.0 / (power + 1)] * seat.rounds_left
+    order = random.Random(f"{game_seed}:strata").sample(range(rounds), rounds)
+    u = (order[seat.round - 1] + rng.random()) / rounds
 
-    The equilibrium's chances of each cell (its lowest cell means sitting
-    out), each weighed by exp(LEAN * (value * chance to win - lam * cost)),
-    with lam set so the expected bid is the pace ``target``; ``value`` is what
-    a win is worth, in tokens.
-    """
-    grid, pace = table.grid, table.pace
-    top = players * target / pace  # the equilibrium's highest bid, paces
-    power = 1.0 / (players - 1)
+    def mean(j: int) -> float:
+        return ((j + 1) ** (power + 1) - j ** (power + 1)) / ((power + 1) * rounds ** power)
 
-    def spread(x: float) -> float:
-        return min(1.0, x / top) ** power
+    return u, [mean(j) for j in order[seat.round - 1:]]
 
-    cells = []  # (k, equilibrium chance, win chance, cost in paces of target)
-    sit_out = spread(grid.edges[1])
-    for k in range(1, len(grid.points)):
-        if grid.points[k] * pace > bank:
-            break
-        base = spread(grid.edges[k + 1]) - spread(grid.edges[k])
-        if base <= 0:
-            continue
-        cells.append((k, base, table.chance_below(k), grid.points[k] * pace / target))
-    options = [(None, sit_out, 0.0, 0.0)] + cells
-    # weight = base * exp(LEAN * (value * win - lam * cost)), in logs; only lam changes
-    gain = [math.log(base) + LEAN * value * win for _, base, win, _ in options]
 
-    def weights(lam: float) -> list[float]:
-        logs = [g - LEAN * lam * cost for g, (_, _, _, cost) in zip(gain, options)]
-        peak = max(logs)
-        raw = [math.exp(x - peak) for x in logs]
-        total = sum(raw)
-        return [w / total for w in raw]
+def schedule(seat: Seat, others: list[dict]) -> list[float]:
+    """The weight of each round left (this one first) in what it spends."""
+    if all(p.get("bot") and p.get("difficulty") == "easy" for p in others):
+        slope = EASY_SLOPE
+    else:
+        slope = SLOPE * min(1.0, (seat.round - 1) / TRUST)
+    return [math.exp(slope * a) for a in range(seat.rounds_left)]
+
+
+def bid_edges(low: float, high: float) -> list[float]:
+    """0, then CELLS + 1 log-spaced edges from ``low`` to ``high`` (ms)."""
+    low = min(low, high / 2)
+    step = (high / low) ** (1.0 / CELLS)
+    return [0.0] + [low * step ** i for i in range(CELLS)] + [high]
+
+
+def lean(cells: list[tuple[float, float, float]], target: float) -> list[float]:
+    """Each cell's chance: (equilibrium chance, chance to win, bid) weighed by
+    exp(LEAN * (win - lam * bid / target)), lam >= 0 set so the mean bid is ``target``."""
+    logs = [(math.log(base) + LEAN * win if base > 0 else -math.inf, bid / target)
+            for base, win, bid in cells]
+
+    def chances(lam: float) -> list[float]:
+        raw = [g - LEAN * lam * cost for g, cost in logs]
+        peak = max(raw)
+        out = [math.exp(x - peak) for x in raw]
+        total = sum(out)
+        return [x / total for x in out]
 
     def spend(lam: float) -> float:
-        return sum(w * cost for w, (_, _, _, cost) in zip(weights(lam), options))
+        return sum(c * cost for c, (_, cost) in zip(chances(lam), logs))
 
+    if spend(0.0) <= 1.0:
+        return chances(0.0)
     lo, hi = 0.0, 1.0
-    if spend(lo) > 1.0:
-        while spend(hi) > 1.0 and hi < 64:
-            hi *= 2
-        for _ in range(20):
-            mid = (lo + hi) / 2
-            lo, hi = (mid, hi) if spend(mid) > 1.0 else (lo, mid)
-        lam = hi
-    else:
-        lam = 0.0
-    draw = rng.random()
-    for w, (k, *_rest) in zip(weights(lam), options):
-        draw -= w
-        if draw < 0:
-            return k
-    return options[-1][0]
+    while spend(hi) > 1.0 and hi < 1e3:
+        lo, hi = hi, hi * 2
+    for _ in range(30):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if spend(mid) > 1.0 else (lo, mid)
+    return chances(hi)
+
+
+def draw(probs: list[float], edges: list[float], u: float) -> float:
+    """The bid at quantile ``u`` of the cells' chances (log-uniform within a cell)."""
+    for k, p in enumerate(probs):
+        if u < p or k == len(probs) - 1:
+            if k == 0:
+                return 0.0
+            frac = min(1.0, u / p) if p > 0 else 0.5
+            return edges[k] * (edges[k + 1] / edges[k]) ** frac
+        u -= p
+    return 0.0
+
+
+def in_style(bid: float, pace: float, bank: float, rng: random.Random,
+             style: str) -> float | None:
+    """The bid as this style plays it: aggressive stays in with a small bid,
+    patient sits out the small ones."""
+    if style == "aggressive" and bid < PROBE[0] * pace:
+        bid = pace * rng.uniform(*PROBE)
+    elif style == "patient" and bid < PATIENT_FLOOR * pace:
+        return None
+    if bid < MIN_BID_MS:
+        return None
+    return min(bid, bank)

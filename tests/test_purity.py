@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "auction"
-PURE = ["rules", "moves", "lobby", "settings", "state", "standings", "views", "bots", "hard", "planner", "table", "beliefs", "forecast", "seat", "race", "rivals",
+PURE = ["rules", "moves", "lobby", "settings", "state", "standings", "views", "bots", "hard", "simple", "known", "price", "seat", "rivals",
         "fairness", "series", "charts", "export", "rematch"]
 FORBIDDEN = {"flask", "redis", "gevent", "time", "datetime", "requests", "jinja2", "werkzeug",
              "socket", "threading", "os", "random"}
 # The AI players draw from a Random they are handed; nothing else may reach for randomness.
-ALLOWED_EXTRA = {"bots": {"random"}, "hard": {"random"}, "planner": {"random"}, "forecast": {"random"}}
+ALLOWED_EXTRA = {"bots": {"random"}, "hard": {"random"}, "simple": {"random"}}
 
 
 def imports(module: str) -> tuple[set[str], set[str]]:

@@ -1,0 +1,98 @@
+"""What one seat expects of each other player's bid before it has seen any of it.
+
+Pure and standard library only (the hard AI in ``auction.hard`` uses it). Every
+screen shows which seats are AI players and of what difficulty (their styles
+stay hidden until the game ends), and the AI rule book is public (docs/ai.md):
+so a player who knows how an "easy" or "medium" seat bids may expect it to bid
+that way. This module writes that rule book (``auction.simple``) as a chance:
+the chance that a seat's bid this round is below b, averaged over the three
+styles it may have. A hard AI, a human or a seat of unknown kind is expected
+to bid from the all-pay equilibrium at the fair price -- the one expectation
+no single strategy gains against -- until its bids say otherwise
+(``auction.price``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+from . import simple
+from .seat import Seat
+
+# How much of easy's bank is left after each round, per style: easy spends a
+# share of what it has whenever it enters (entry chance x mean share).
+EASY_KEEPS = {"aggressive": 0.913, "patient": 0.918, "random": 0.889}
+# The entry chances a random-style medium seat may draw, as a mixture.
+RANDOM_CHANCES = (0.3, 0.45, 0.6, 0.75, 0.9)
+KNOWN = ("easy", "medium", "hard")  # difficulties whose rule book a player can know
+
+
+def normal_below(z: float) -> float:
+    return 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
+
+
+def lognormal_below(b: float, median: float, sigma: float) -> float:
+    if b <= 0 or median <= 0:
+        return 0.0 if b <= 0 else 1.0
+    return normal_below(math.log(b / median) / sigma)
+
+
+def easy_below(seat: Seat, b: float) -> float:
+    total = 0.0
+    for style, keeps in EASY_KEEPS.items():
+        bank = seat.start_bank_ms * keeps ** (seat.round - 1)
+        if style == "random":
+            chance = sum(simple.RANDOM_ENTRY) / 2
+            low, high = simple.RANDOM_SHARE
+            share = min(1.0, max(0.0, (b / bank - low) / (high - low)))
+        else:
+            chance = simple.ENTRY[style]
+            share = lognormal_below(b, bank * simple.SHARE[style][0], simple.SHARE[style][1])
+        total += (1 - chance) + chance * share
+    return total / len(EASY_KEEPS)
+
+
+def medium_below(seat: Seat, b: float) -> float:
+    # A medium seat paces itself, so it has about its share of the start left.
+    bank = seat.start_bank_ms * seat.rounds_left / seat.rounds
+    total = 0.0
+    for style, sigma in simple.SPREAD.items():
+        chances = RANDOM_CHANCES if style == "random" else (simple.ENTRY[style],)
+        part = 0.0
+        for c in chances:
+            median = bank / max(1.0, c * seat.rounds_left)
+            part += (1 - c) + c * lognormal_below(b, median, sigma)
+        total += part / len(chances)
+    return total / len(simple.SPREAD)
+
+
+def equilibrium_below(b: float, top: float, players: int) -> float:
+    """The all-pay equilibrium of ``players`` players whose highest bid is ``top``."""
+    if players < 2 or top <= 0:
+        return 1.0
+    return min(1.0, max(0.0, b / top)) ** (1.0 / (players - 1))
+
+
+def prior(seat: Seat, top: float) -> tuple[Callable[[float], float], float]:
+    """(the chance that every other player bids below b, the share of them whose
+    rule book is known); ``top`` is the fair equilibrium's highest bid."""
+    others = [p for p in seat.opponents if not p.get("left")]
+    players = len(others) + 1
+
+    def below(p: dict, b: float) -> float:
+        kind = p.get("difficulty") if p.get("bot") else None
+        if kind == "easy":
+            return easy_below(seat, b)
+        if kind == "medium":
+            return medium_below(seat, b)
+        return equilibrium_below(b, top, players)
+
+    def chance(b: float) -> float:
+        out = 1.0
+        for p in others:
+            out *= below(p, b)
+        return out
+
+    known = sum(1 for p in others if p.get("bot") and p.get("difficulty") in KNOWN)
+    return chance, known / len(others) if others else 0.0

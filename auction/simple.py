@@ -1,0 +1,59 @@
+"""The easy and medium AI players: two policies without a plan of the table.
+
+Pure and standard library only (``random`` is only the generator each is
+handed). ``auction.bots`` seats them; ``auction.known`` reads their rule book
+back, because a player who knows which seats are "easy" and "medium" knows
+how those seats bid (the rule book is public: docs/ai.md).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+from .seat import Seat
+
+# The chance of entering a round, per style (random: drawn afresh each round,
+# uniformly between RANDOM_ENTRY), and for medium the spread of its bid around
+# its pace, in log.
+ENTRY = {"aggressive": 0.85, "patient": 0.38}
+RANDOM_ENTRY = (0.3, 0.9)
+SPREAD = {"aggressive": 0.25, "patient": 0.2, "random": 0.4}
+# Easy's bid, a share of what it has left: aggressive and patient draw it
+# lognormal (median, sigma), random uniformly between RANDOM_SHARE.
+SHARE = {"aggressive": (0.09, 0.5), "patient": (0.2, 0.4)}
+RANDOM_SHARE = (0.02, 0.35)
+
+
+def lognormal(rng: random.Random, median: float, sigma: float) -> float:
+    """A positive amount around ``median``, spread by ``sigma`` in log."""
+    return median * math.exp(rng.gauss(0.0, sigma))
+
+
+def entry_chance(style: str, rng: random.Random) -> float:
+    """How likely an easy or medium seat of this style is to enter this round."""
+    if style == "random":
+        return rng.uniform(*RANDOM_ENTRY)
+    return ENTRY[style]
+
+
+def easy(seat: Seat, rng: random.Random, style: str, game_seed=None) -> float | None:
+    """A random share of what is left, whatever the round (it plans no game:
+    ``game_seed`` is unused)."""
+    if rng.random() >= entry_chance(style, rng):
+        return None
+    if style == "random":
+        share = rng.uniform(*RANDOM_SHARE)
+    else:
+        share = lognormal(rng, *SHARE[style])
+    return seat.bank_ms * min(1.0, share)
+
+
+def medium(seat: Seat, rng: random.Random, style: str, game_seed=None) -> float | None:
+    """What is left, spread evenly over the rounds it expects to enter (it plans
+    round by round: ``game_seed`` is unused)."""
+    chance = entry_chance(style, rng)
+    if rng.random() >= chance:
+        return None
+    entries_left = max(1.0, chance * seat.rounds_left)
+    return lognormal(rng, seat.bank_ms / entries_left, SPREAD[style])
