@@ -45,7 +45,10 @@ CELLS = 60  # log-spaced bid cells between LOWEST paces and the equilibrium's to
 LOWEST = 0.02
 PRIOR = 1.0  # rounds' worth of weight of the equilibrium prior for every seat...
 KNOWN_PRIOR = 10.0  # ...and more, by the share of AI seats whose rule book it knows
-SLOPE, TRUST = 0.08, 5  # later rounds weigh exp(SLOPE * a), in full after TRUST rounds
+# Later rounds weigh exp(SLOPE * a), in full after TRUST rounds. (Measured, 400
+# games each against 4 hard AIs: at 0 a late saver, chosen(every=2,h=3.62,start=10),
+# won 41.5 %; at 0.15 a martingale won 48 %; 0.04 kept every one tried under 29 %.)
+SLOPE, TRUST = 0.04, 5
 EASY_SLOPE = 0.18  # ...and this against a table of easy AIs only
 RUNAWAY = 3.0  # the weight of this round when a leader is running away
 PROBE = (0.1, 0.3)  # an aggressive seat's smallest bid, in paces: it stays in

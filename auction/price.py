@@ -95,3 +95,4 @@ def isotonic(num: Sequence[float], den: Sequence[float]) -> list[float]:
     for n, d, length in blocks:
         out += [n / d if d > 0 else 0.0] * int(length)
     return out
+
