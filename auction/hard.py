@@ -40,7 +40,10 @@ from . import known, price
 from .rivals import runaway
 from .seat import Seat
 
-LEAN = 30.0  # how hard it leans toward the bids that pay
+# How hard it leans toward the bids that pay. (Measured, 1,000 quick games of
+# hard + 4 medium: 30 won 32.8 %, 80 35.0 %; in 400-game checks against 4 hard
+# AIs no strategy tried gained from it beyond the noise.)
+LEAN = 80.0
 CELLS = 60  # log-spaced bid cells between LOWEST paces and the equilibrium's top
 LOWEST = 0.02
 PRIOR = 1.0  # rounds' worth of weight of the equilibrium prior for every seat...
@@ -52,9 +55,11 @@ KNOWN_PRIOR = 10.0  # ...and more, by the share of AI seats whose rule book it k
 # 0.75 every one tried stayed under 29 %. In the 9-round quick game the same
 # tilt took ramp(h=0.94,slope=1.8) from 33 % to 28 % and chosen(every=4) from 36 % to 31 %.)
 TILT, TRUST = 0.75, 0.25
-EASY_TILT = 3.2  # ...and this against a table of easy AIs only, which run dry late
+# The tilt a labelled AI seat calls for: easy seats spend early and run dry, so
+# wait for them; medium seats pace their banks, so pace too.
+LABEL_TILT = {"easy": 3.2, "medium": 0.0}
 RUNAWAY = 3.0  # the weight of this round when a leader is running away
-PROBE = (0.1, 0.3)  # an aggressive seat's smallest bid, in paces: it stays in
+PROBE = (0.05, 0.15)  # an aggressive seat's smallest bid, in paces: it stays in
 PATIENT_FLOOR = 0.4  # a patient seat sits out a bid under this many paces
 MIN_BID_MS = 300  # anything less is not worth a press
 
@@ -109,12 +114,16 @@ def deal(seat: Seat, rng: random.Random, game_seed: str | None,
 
 
 def schedule(seat: Seat, others: list[dict]) -> list[float]:
-    """The weight of each round left (this one first) in what it spends."""
-    if all(p.get("bot") and p.get("difficulty") == "easy" for p in others):
-        slope = EASY_TILT / max(1, seat.rounds - 1)
-    else:
-        trust = min(1.0, (seat.round - 1) / max(1.0, TRUST * seat.rounds))
-        slope = TILT / max(1, seat.rounds - 1) * trust
+    """The weight of each round left (this one first) in what it spends.
+
+    Each other player adds its share of the tilt: a labelled AI seat the tilt its
+    rule book calls for (LABEL_TILT), anyone else TILT, once TRUST of the game has
+    been seen.
+    """
+    trust = min(1.0, (seat.round - 1) / max(1.0, TRUST * seat.rounds))
+    tilt = sum(LABEL_TILT.get(p.get("difficulty"), TILT * trust) if p.get("bot") else TILT * trust
+               for p in others) / max(1, len(others))
+    slope = tilt / max(1, seat.rounds - 1)
     return [math.exp(slope * a) for a in range(seat.rounds_left)]
 
 
