@@ -95,7 +95,7 @@ def hard(seat: Seat, rng: random.Random, style: str, game_seed: str | None = Non
     base = [min(1.0, (e / top)) ** (1.0 / power) for e in edges[:-1]] + [1.0]
     cells = [(base[k + 1] - base[k], 0.0 if k == 0 else wins[k - 1],
               0.0 if k == 0 else points[k - 1]) for k in range(len(edges) - 1)]
-    simple = sum(1 for p in others if p.get("bot") and p.get("difficulty") in ("easy", "medium"))
+    simple = sum(1 for p in others if known.kind(p) in ("easy", "medium"))
     probs = lean(cells, target, LEAN + LEAN_KNOWN * simple / len(others))
     return in_style(draw(probs, edges, u), pace, bank, rng, style)
 
@@ -123,8 +123,7 @@ def schedule(seat: Seat, others: list[dict]) -> list[float]:
     been seen.
     """
     trust = min(1.0, (seat.round - 1) / max(1.0, TRUST * seat.rounds))
-    tilt = sum(LABEL_TILT.get(p.get("difficulty"), TILT * trust) if p.get("bot") else TILT * trust
-               for p in others) / max(1, len(others))
+    tilt = sum(LABEL_TILT.get(known.kind(p), TILT * trust) for p in others) / max(1, len(others))
     slope = tilt / max(1, seat.rounds - 1)
     return [math.exp(slope * a) for a in range(seat.rounds_left)]
 

@@ -28,6 +28,11 @@ RANDOM_CHANCES = (0.3, 0.45, 0.6, 0.75, 0.9)
 KNOWN = ("easy", "medium", "hard")  # difficulties whose rule book a player can know
 
 
+def kind(p: dict) -> str | None:
+    """The difficulty a player's public entry shows, for an AI seat (None for a human)."""
+    return p.get("difficulty") if p.get("bot") else None
+
+
 def normal_below(z: float) -> float:
     return 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
 
@@ -81,10 +86,10 @@ def prior(seat: Seat, top: float) -> tuple[Callable[[float], float], float]:
     players = len(others) + 1
 
     def below(p: dict, b: float) -> float:
-        kind = p.get("difficulty") if p.get("bot") else None
-        if kind == "easy":
+        label = kind(p)
+        if label == "easy":
             return easy_below(seat, b)
-        if kind == "medium":
+        if label == "medium":
             return medium_below(seat, b)
         return equilibrium_below(b, top, players)
 
@@ -94,5 +99,5 @@ def prior(seat: Seat, top: float) -> tuple[Callable[[float], float], float]:
             out *= below(p, b)
         return out
 
-    known = sum(1 for p in others if p.get("bot") and p.get("difficulty") in KNOWN)
+    known = sum(1 for p in others if kind(p) in KNOWN)
     return chance, known / len(others) if others else 0.0
