@@ -117,7 +117,7 @@ def hard(seat: Seat, rng: random.Random, style: str, game_seed: str | None = Non
     base = [min(1.0, (e / top)) ** (1.0 / power) for e in edges[:-1]] + [1.0]
     cells = [(base[k + 1] - base[k], 0.0 if k == 0 else wins[k - 1],
               0.0 if k == 0 else points[k - 1]) for k in range(len(edges) - 1)]
-    simple = sum(1 for p in others if known.kind(p) in ("easy", "medium"))
+    simple = sum(1 for p in others if known.told(p))
     probs = lean(cells, target, LEAN + LEAN_KNOWN * simple / len(others))
     return in_style(draw(probs, edges, u), pace, bank, rng, style)
 
@@ -159,7 +159,7 @@ def standing(seat: Seat, others: list[dict]) -> float:
     their share of the table; a gap counts up to LEAD_CAP tokens, and in full once
     LEAD_TRUST of the game has been played (early leads are mostly luck).
     """
-    rivals = [p for p in others if known.kind(p) not in ("easy", "medium")]
+    rivals = [p for p in others if not known.told(p)]
     if not rivals:
         return 1.0
     gap = seat.tokens - sum(p["tokens"] for p in rivals) / len(rivals)

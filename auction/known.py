@@ -33,6 +33,11 @@ def kind(p: dict) -> str | None:
     return p.get("difficulty") if p.get("bot") else None
 
 
+def told(p: dict) -> bool:
+    """An easy or medium seat: the public rule book tells how it bids."""
+    return kind(p) in ("easy", "medium")
+
+
 def normal_below(z: float) -> float:
     return 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
 
