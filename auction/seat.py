@@ -28,6 +28,7 @@ class Seat:
     tie_margin_ms: int
     opponents: tuple[dict, ...]  # the other players' public entries
     history: tuple[dict, ...]
+    rank_ties: str = "time_left"  # the final table's tie-break: more time left, or shared
 
 
 def own_bank(view: dict) -> int:
@@ -65,4 +66,5 @@ def read_seat(view: dict) -> Seat | None:
         tie_margin_ms=s.get("tie_margin_ms", 100),
         opponents=tuple(p for p in view.get("players") or () if p["id"] != me["id"]),
         history=tuple(view.get("history") or ()),
+        rank_ties=s.get("rank_ties", "time_left"),
     )
