@@ -47,7 +47,7 @@ import math
 import random
 
 from . import known, price
-from .rivals import runaway, winners_of
+from .rivals import runaway, won_alone
 from .seat import Seat
 
 # How hard it leans toward the bids that pay: LEAN, plus LEAN_KNOWN times the
@@ -143,10 +143,17 @@ def hard(seat: Seat, rng: random.Random, style: str, game_seed: str | None = Non
     simple = sum(1 for p in others if known.told(p))
     probs = lean(cells, target, LEAN + LEAN_KNOWN * simple / len(others))
     bid = draw(probs, edges, u)
-    kinds = [known.kind(p) for p in others]
-    if kinds.count(None) >= PROBE_SHARE * len(others) and "hard" not in kinds:
+    if among_people(others):
         bid = keep_reserve(seat, others, probe(seat, bid, (power + 1) * pace / 2))
     return in_style(bid, pace, bank, rng, style)
+
+
+def among_people(others: list[dict]) -> bool:
+    """A table of mostly players whose play the seat cannot know (PROBE_SHARE of the
+    others or more; an AI seat's label tells its rule book) and no other hard AI:
+    where it probes the price and keeps time for the tie-break."""
+    kinds = [known.kind(p) for p in others]
+    return kinds.count(None) >= PROBE_SHARE * len(others) and "hard" not in kinds
 
 
 def probe(seat: Seat, bid: float, median: float) -> float:
@@ -160,8 +167,7 @@ def probe(seat: Seat, bid: float, median: float) -> float:
     for h in seat.history[-PROBE_WINDOW:]:
         mine = h.get("my_bid_ms")
         if mine:
-            alone = winners_of(h) == [seat.me] and not h.get("tie")
-            (won if alone else lost).append(mine)
+            (won if won_alone(h, seat.me) else lost).append(mine)
     hi = min(won, default=None)
     lo = max((b for b in lost if hi is None or b < hi), default=None)
     top = hi if hi is not None else max(median, 2 * lo) if lo is not None else median

@@ -24,7 +24,7 @@ import bisect
 import math
 from typing import Callable, Sequence
 
-from .rivals import winners_of
+from .rivals import winners_of, won_alone
 from .seat import Seat
 
 DECAY = 0.9  # weight of a round one round older
@@ -47,8 +47,7 @@ def observations(seat: Seat) -> tuple[list[tuple[float, float]], list[tuple[floa
         elif h.get("winning_bid_ms") is not None and seat.me not in winners:
             exact.append((weight, float(h["winning_bid_ms"])))
         elif mine:
-            won = winners == [seat.me] and not h.get("tie")
-            status.append((weight, float(mine), won))
+            status.append((weight, float(mine), won_alone(h, seat.me)))
     return exact, status
 
 

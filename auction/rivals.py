@@ -20,6 +20,11 @@ def winners_of(h: dict) -> list[str]:
     return list(winners)
 
 
+def won_alone(h: dict, me: str) -> bool:
+    """Whether ``me`` took a round of its history alone (no tie)."""
+    return winners_of(h) == [me] and not h.get("tie")
+
+
 def runaway(seat: Seat, streak: int = RUNAWAY) -> str | None:
     """The player who has won each of the last ``streak`` rounds alone and has more
     tokens than this seat, if there is one: a leader running away, whom the
