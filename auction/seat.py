@@ -1,8 +1,8 @@
 """What an AI seat knows: the facts a policy reads from its own seat's view.
 
-Pure and standard library only. ``auction.bots`` (the policies) and
-``auction.forecast`` (the hard AI's arithmetic) both read a :class:`Seat`;
-it lives here so that neither has to import the other for it.
+Pure and standard library only. ``auction.bots`` (the policies) and the hard
+AI's modules (``auction.hard``, ``price``, ``rivals``, ``known``) all read a
+:class:`Seat`; it lives here so that none of them imports ``bots`` for it.
 """
 
 from __future__ import annotations
