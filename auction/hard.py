@@ -39,10 +39,8 @@ to it having spent its bank before; and where more time left breaks a tie on tok
 each seat keeps back an amount of its bank no one can read (``tie_keep``).
 
 *Playing people.* At a table of mostly players whose play it cannot know, and no
-other hard AI, it looks for the price as a player would -- between the lowest bid
-that won and the highest that lost in its last few rounds (``probe``) -- and, level
-or ahead on tokens, keeps a reserve, since more time left breaks a tie on tokens
-(``keep_reserve``). docs/ai.md tells how it plays and how well.
+other hard AI, it reads the table as a player would (``auction.people``).
+docs/ai.md tells how it plays and how well.
 """
 
 from __future__ import annotations
@@ -50,8 +48,8 @@ from __future__ import annotations
 import math
 import random
 
-from . import known, price
-from .rivals import runaway, won_alone
+from . import known, people, price
+from .rivals import runaway
 from .seat import Seat
 
 # How hard it leans toward the bids that pay: LEAN, plus LEAN_KNOWN times the
@@ -88,26 +86,6 @@ RUNAWAY = 3.0  # the weight of this round when a leader is running away
 LEAD_SAVE, LEAD_PUSH = 0.7, 0.35
 LEAD_CAP = 3.0
 LEAD_TRUST = 0.5
-# Probing the price, at a table of mostly players whose play it cannot know (its
-# rule book tells what an AI seat of each difficulty expects) and no other hard AI:
-# its bids of the last PROBE_WINDOW rounds set the bracket. (Measured, 300 games of a
-# hard seat among the four exploiters the search had found against 4 hard AIs, 19
-# rounds: without it 5.0 %, probing 16.3 % (a window of 6 or 10: 13 %). But two
-# probing seats bid over each other's last loss without end: against four of them a
-# late saver won 92 %, and with 3 hard AIs, fixed(h=1) and martingale(h=2,target=8,
-# up=1.3) the martingale won 97.3 % of 150 games, 40.0 % with the hard AIs not probing.)
-PROBE_SHARE, PROBE_WINDOW = 0.5, 3
-# At such a table, time left breaks a tie on tokens: level with or ahead of everyone
-# it keeps RESERVE paces. (Measured, 200 games each, probing: in that field it won
-# 17.5 % keeping none, 39.5 % keeping 1.5 paces by trimming its bids, 36.5 % by
-# sitting out, and 3.5, 3.5 and 11.5 % in the field of a later search, whose
-# martingale player saves and takes the last seven rounds. Against hard AIs too, the
-# quick game's ramp(h=0.8,slope=-1) won 41.6 % of 1,000 games against four of them,
-# 27.2 % without. Then, over nine fields of exploiters at 1,000 games each, on fresh
-# seeds, 1.0 pace instead of 1.5 won more in six of them -- the quick game's latest
-# field 23.0 -> 27.0 %, the issue's own strategies 84.4 -> 85.2 % and 42.6 -> 46.6 % --
-# and less in three, by at most 3 points; docs/ai.md has the table.)
-RESERVE = 1.0
 # Wherever time left breaks a tie on tokens, it keeps back TIE_KEEP * u paces for
 # the whole game, u uniform, drawn once a game. (Measured, 600 quick games each
 # against 4 hard AIs, the last round drawn afresh: ramp(h=0.94,slope=-1.13), which
@@ -159,8 +137,8 @@ def hard(seat: Seat, rng: random.Random, style: str, game_seed: str | None = Non
     simple = sum(1 for p in others if known.told(p))
     probs = lean(cells, target, LEAN + LEAN_KNOWN * simple / len(others))
     bid = draw(probs, edges, u)
-    if among_people(others):
-        bid = keep_reserve(seat, others, probe(seat, bid, (power + 1) * pace / 2))
+    if people.among(others):
+        bid = people.adjust(seat, others, bid, (power + 1) * pace / 2)
     return in_style(bid, pace, bank, rng, style)
 
 
@@ -173,48 +151,6 @@ def tie_keep(seat: Seat, game_seed: str | None) -> float:
         return 0.0
     u = random.Random(f"{game_seed}:keep").random() if game_seed is not None else 0.5
     return TIE_KEEP * u * seat.start_bank_ms / seat.rounds
-
-
-def among_people(others: list[dict]) -> bool:
-    """A table of mostly players whose play the seat cannot know (PROBE_SHARE of the
-    others or more; an AI seat's label tells its rule book) and no other hard AI:
-    where it probes the price and keeps time for the tie-break."""
-    kinds = [known.kind(p) for p in others]
-    return kinds.count(None) >= PROBE_SHARE * len(others) and "hard" not in kinds
-
-
-def probe(seat: Seat, bid: float, median: float) -> float:
-    """The bid moved into the bracket the seat's last PROBE_WINDOW bids set, as a
-    player finds a price it cannot see: between the lowest bid that won alone (hi)
-    and the highest that lost below it (lo). A draw that would surely lose (lo or
-    less) becomes the bracket's geometric middle, and none goes over its top (hi;
-    with no win yet, twice lo or the ``median`` top bid it expected, if more).
-    """
-    lost, won = [], []
-    for h in seat.history[-PROBE_WINDOW:]:
-        mine = h.get("my_bid_ms")
-        if mine:
-            (won if won_alone(h, seat.me) else lost).append(mine)
-    hi = min(won, default=None)
-    lo = max((b for b in lost if hi is None or b < hi), default=None)
-    top = hi if hi is not None else max(median, 2 * lo) if lo is not None else median
-    if lo is not None and bid <= lo:
-        return math.sqrt(lo * top)
-    return min(bid, top)
-
-
-def keep_reserve(seat: Seat, others: list[dict], bid: float) -> float:
-    """The bid, or nothing when it would cut into the reserve: level with or ahead of
-    every other player on tokens (at least one), and where more time left breaks a
-    tie, the seat keeps RESERVE paces -- a rival who draws level has spent to do it.
-    It sits out rather than bid less: a bid trimmed to fit is one just under the
-    price, paid and lost."""
-    if seat.rank_ties != "time_left" or not seat.tokens:
-        return bid
-    if seat.tokens < max(p["tokens"] for p in others):
-        return bid
-    room = seat.bank_ms - RESERVE * seat.start_bank_ms / seat.rounds
-    return bid if bid <= room else 0.0
 
 
 def deal(seat: Seat, rng: random.Random, game_seed: str | None,

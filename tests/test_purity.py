@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "auction"
-PURE = ["rules", "moves", "lobby", "settings", "state", "standings", "views", "bots", "hard", "simple", "known", "price", "seat", "rivals",
+PURE = ["rules", "moves", "lobby", "settings", "state", "standings", "views", "bots", "hard", "people", "simple", "known", "price", "seat", "rivals",
         "fairness", "series", "charts", "export", "rematch"]
 FORBIDDEN = {"flask", "redis", "gevent", "time", "datetime", "requests", "jinja2", "werkzeug",
              "socket", "threading", "os", "random"}
