@@ -82,13 +82,9 @@ def by_kind(seat: Seat) -> float | None:
         return None
     cap = CAP * seat.bank_ms / seat.rounds_left
     last = same[-1]["my_bid_ms"]
-    if won_alone(same[-1], seat.me):
+    losses = next((i for i, h in enumerate(reversed(same)) if won_alone(h, seat.me)), len(same))
+    if not losses:
         return min(last * STAY, cap)
-    losses = 0
-    for h in reversed(same):
-        if won_alone(h, seat.me):
-            break
-        losses += 1
     up = last * SHIFT
     return 0.0 if losses >= GIVE_UP or up > cap else up
 

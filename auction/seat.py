@@ -1,8 +1,8 @@
 """What an AI seat knows: the facts a policy reads from its own seat's view.
 
 Pure and standard library only. ``auction.bots`` (the policies) and the hard
-AI's modules (``auction.hard``, ``price``, ``rivals``, ``known``) all read a
-:class:`Seat`; it lives here so that none of them imports ``bots`` for it.
+AI's modules (``auction.hard``, ``people``, ``price``, ``rivals``, ``known``) all
+read a :class:`Seat`; it lives here so that none of them imports ``bots`` for it.
 """
 
 from __future__ import annotations
