@@ -4,15 +4,20 @@ Pure and standard library only (``auction.hard`` uses it). At a table of mostly
 players whose play it cannot know, and no other hard AI (``among``), the hard AI's
 equilibrium draw is only where it starts:
 
-* *Win-stay, lose-shift, round by round* (``by_kind``). People play in patterns --
-  a level that rises after each loss and falls after a win, a player who holds in
-  every other round -- so the round two before a round, and who won it, tells what
-  kind of round it is. In a round of a kind it has bid in before, it bids a little
-  less than a bid that won there, more than one that lost, and after GIVE_UP losses
-  in a row there it stays out of that kind of round. Only in games of CONTEXT_ROUNDS
-  rounds or more: a shorter game has too few rounds of each kind to read.
+* *Win-stay, lose-shift, odd and even rounds apart* (``by_kind``). People play in
+  patterns -- a level that rises after each loss and falls after a win, a player who
+  holds in every other round -- so odd and even rounds are read as two kinds. In a
+  round of a kind it has bid in before, it bids a little less than a bid that won
+  there, more than one that lost (at least FLOOR times what is left a round), and
+  after GIVE_UP losses in a row there it stays out of that kind of round. Only in
+  games of CONTEXT_ROUNDS rounds or more: a shorter game has too few rounds of each
+  kind to read.
 * *Probing the price* (``probe``), in a round of a new kind: between the lowest bid
   that won alone and the highest that lost in its last few rounds.
+* *The end* (``spend_out``): in the last END rounds, not ahead on tokens, it bids at
+  least ENDF of what is left a round -- time kept to the end is worth nothing, and
+  a kind of round it gave up on may have got cheap as the players who made it dear
+  run dry.
 * *The tie-break reserve* (``keep_reserve``): level or ahead on tokens, where more
   time left breaks a tie, it keeps a reserve.
 
@@ -24,7 +29,7 @@ from __future__ import annotations
 import math
 
 from . import known
-from .rivals import winners_of, won_alone
+from .rivals import won_alone
 from .seat import Seat
 
 # Probing the price, at a table of mostly players whose play it cannot know (its
@@ -48,14 +53,28 @@ PROBE_SHARE, PROBE_WINDOW = 0.5, 3
 # and less in three, by at most 3 points; docs/ai.md has the table.)
 RESERVE = 1.0
 # Reading the round's kind (measured, 1,000 auction games in each of five fields of
-# exploiters, fresh seeds, the hard seat's wins probing only -> reading the kind:
-# 37.1 -> 66.0 %, 4.6 -> 6.4 %, 3.6 -> 5.0 %, 18.0 -> 24.0 %, and the issue's own
-# strategies 85.2 -> 81.4 %. In the 9-round game it lost in every quick field,
-# e.g. 28.3 -> 21.3 % and 60.0 -> 52.3 % of 300: too few rounds of each kind.)
+# exploiters, fresh seeds, the hard seat's wins probing only -> reading the kind by who
+# won the round two before: 37.1 -> 66.0 %, 4.6 -> 6.4 %, 3.6 -> 5.0 %, 18.0 -> 24.0 %,
+# and the issue's own strategies 85.2 -> 81.4 %. In the 9-round game it lost in every
+# quick field, e.g. 28.3 -> 21.3 % and 60.0 -> 52.3 % of 300: too few rounds of each kind.)
 CONTEXT_ROUNDS = 12
-STAY, SHIFT = 0.92, 1.6  # a bid that won there times STAY; one that lost, times SHIFT
-CAP = 3.0  # never more than this many paces (the bank over the rounds left)
+# The kind of a round is its number modulo KINDS: odd and even. (Keyed on who won the
+# round two before, as first measured, the seat's own win made the next round of that
+# kind a new one, so it met a cheap kind it had just won with the probe again. By
+# parity, with FLOOR and the end below, the same five fields on fresh seeds:
+# 66.0 -> 84.2, 6.4 -> 7.4, 5.0 -> 36.3, 24.0 -> 27.0, 81.4 -> 87.4 %. Modulo 4, too
+# few rounds of each kind: 72.3, 2.7, 6.3, 35.0, 81.3 % of 300; docs/ai.md has the rest.)
+KINDS = 2
+STAY, SHIFT = 0.92, 1.6  # a bid that won there times STAY; one that lost, times SHIFT...
+FLOOR = 1.5  # ...but at least FLOOR times what is left a round (a loss at a token bid
+# tells little of the price: shifted 1.6x at a time from it, it came too late)
+CAP = 3.0  # never more than this many times what is left a round
 GIVE_UP = 3  # losses in a row in rounds of one kind, then it stays out of them
+# The end: in the last END rounds, not ahead, at least ENDF of what is left a round.
+# (Measured, 300 games of the five fields, fresh seeds: END 6 / 7 / 8 took the field
+# the search had found from 5 % to 33.3 / 40.0 / 17.3 %; ENDF 0.6 / 0.7 / 0.8 at END 7:
+# 40.0 / 40.7 / 26.3 %, the other fields within a few points.)
+END, ENDF = 7, 0.7
 
 
 def adjust(seat: Seat, others: list[dict], bid: float, median: float) -> float:
@@ -63,15 +82,14 @@ def adjust(seat: Seat, others: list[dict], bid: float, median: float) -> float:
     of this kind, else moved into the probe's bracket; then the tie-break reserve.
     ``median`` is the top bid it expected of the table."""
     read = by_kind(seat)
-    return keep_reserve(seat, others, probe(seat, bid, median) if read is None else read)
+    bid = probe(seat, bid, median) if read is None else read
+    return keep_reserve(seat, others, spend_out(seat, others, bid))
 
 
 def same_kind(seat: Seat) -> list[dict]:
-    """The past rounds the seat bid in whose round two before was won by the same
-    players as this round's round two before (the first two rounds: each other)."""
-    won = {h["round"]: tuple(sorted(winners_of(h))) for h in seat.history}
-    now = won.get(seat.round - 2)
-    return [h for h in seat.history if h.get("my_bid_ms") and won.get(h["round"] - 2) == now]
+    """The past rounds of this round's kind (odd or even) the seat bid in."""
+    now = seat.round % KINDS
+    return [h for h in seat.history if h.get("my_bid_ms") and h["round"] % KINDS == now]
 
 
 def by_kind(seat: Seat) -> float | None:
@@ -80,13 +98,21 @@ def by_kind(seat: Seat) -> float | None:
     same = same_kind(seat) if seat.rounds >= CONTEXT_ROUNDS else []
     if not same:
         return None
-    cap = CAP * seat.bank_ms / seat.rounds_left
+    share = seat.bank_ms / seat.rounds_left
     last = same[-1]["my_bid_ms"]
     losses = next((i for i, h in enumerate(reversed(same)) if won_alone(h, seat.me)), len(same))
     if not losses:
-        return min(last * STAY, cap)
-    up = last * SHIFT
-    return 0.0 if losses >= GIVE_UP or up > cap else up
+        return min(last * STAY, CAP * share)
+    up = max(last * SHIFT, FLOOR * share)
+    return 0.0 if losses >= GIVE_UP or up > CAP * share else up
+
+
+def spend_out(seat: Seat, others: list[dict], bid: float) -> float:
+    """The bid, or in the last END rounds, when not ahead of every other player on
+    tokens, at least ENDF of what is left a round."""
+    if seat.rounds_left > END or seat.tokens > max(p["tokens"] for p in others):
+        return bid
+    return max(bid, ENDF * seat.bank_ms / seat.rounds_left)
 
 
 def among(others: list[dict]) -> bool:
