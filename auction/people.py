@@ -60,27 +60,34 @@ RESERVE = 1.0
 CONTEXT_ROUNDS = 12
 # The kind of a round is its number modulo KINDS: odd and even. (Keyed on who won the
 # round two before, as first measured, the seat's own win made the next round of that
-# kind a new one, so it met a cheap kind it had just won with the probe again. By
-# parity, with FLOOR and the end below, the same five fields on fresh seeds:
-# 66.0 -> 84.2, 6.4 -> 7.4, 5.0 -> 36.3, 24.0 -> 27.0, 81.4 -> 87.4 %. Modulo 4, too
-# few rounds of each kind: 72.3, 2.7, 6.3, 35.0, 81.3 % of 300; docs/ai.md has the rest.)
+# kind a new one, met with the probe again, and a kind it had given up on stayed given
+# up when the players who made it dear ran dry. By parity, with FLOOR and the end
+# below, the same five fields on fresh seeds: 66.0 -> 84.2, 6.4 -> 7.4, 5.0 -> 36.3,
+# 24.0 -> 27.0, 81.4 -> 87.4 %. Modulo 4, too few rounds of each kind: 72.3, 2.7, 6.3,
+# 35.0, 81.3 % of 300; docs/ai.md has the rest.)
 KINDS = 2
 STAY, SHIFT = 0.92, 1.6  # a bid that won there times STAY; one that lost, times SHIFT...
-FLOOR = 1.5  # ...but at least FLOOR times what is left a round (a loss at a token bid
-# tells little of the price: shifted 1.6x at a time from it, it came too late)
+# ...but at least FLOOR times what is left a round: a loss at a token bid tells little of
+# the price, and shifted 1.6x at a time from one it came too late. (300 games of each of
+# the five fields: at 1.0 the seat came last in 10.7 % of one; at 1.75 and 2.0 the
+# search's field rose to 56.7 and 74.0 %, but the first field fell from about 80 to
+# 57.0 and 44.3 %.)
+FLOOR = 1.5
 CAP = 3.0  # never more than this many times what is left a round
 GIVE_UP = 3  # losses in a row in rounds of one kind, then it stays out of them
 # The end: in the last END rounds, not ahead, at least ENDF of what is left a round.
-# (Measured, 300 games of the five fields, fresh seeds: END 6 / 7 / 8 took the field
-# the search had found from 5 % to 33.3 / 40.0 / 17.3 %; ENDF 0.6 / 0.7 / 0.8 at END 7:
-# 40.0 / 40.7 / 26.3 %, the other fields within a few points.)
+# (300 games of the search's field on seeds none of these were chosen on: ENDF 0.6 /
+# 0.7 / 0.8 won 40.0 / 37.0 / 26.3 %, END 6 / 8 33.3 / 17.3 %; without the end, on the
+# seeds the rest was chosen on, 6.0 % instead of 40.7 %. It plays in the 9-round game
+# too: the quick search's field 27.0 -> 28.9 % of 1,000, fresh seeds.)
 END, ENDF = 7, 0.7
 
 
 def adjust(seat: Seat, others: list[dict], bid: float, median: float) -> float:
     """The equilibrium's ``bid`` as played at a table of people: read from the rounds
-    of this kind, else moved into the probe's bracket; then the tie-break reserve.
-    ``median`` is the top bid it expected of the table."""
+    of this kind, else moved into the probe's bracket; at the end, raised to part of
+    what is left a round; then the tie-break reserve. ``median`` is the top bid it
+    expected of the table."""
     read = by_kind(seat)
     bid = probe(seat, bid, median) if read is None else read
     return keep_reserve(seat, others, spend_out(seat, others, bid))
