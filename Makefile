@@ -21,7 +21,7 @@ run: $(VENV)/.installed
 test: $(VENV)/.installed
 	$(PY) -m pytest --cov=auction.rules --cov=auction.moves --cov=auction.lobby \
 		--cov=auction.settings --cov=auction.state --cov=auction.standings \
-		--cov=auction.views --cov-branch \
+		--cov=auction.views --cov=auction.suspense --cov-branch \
 		--cov-report=term-missing --cov-fail-under=$(COV_FAIL_UNDER)
 
 clean:

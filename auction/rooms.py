@@ -97,7 +97,7 @@ class Rooms:
                 game, _ = rules.apply(game, make(host), self.clock.now_ms())
             return game, {digest(token): host}
         grace = fairness.longest_entry_wait(self.cap_ms, tls)
-        game = rules.new_game("----", preset, grace)
+        game = rules.new_game("----", preset, grace, secrets.token_hex(16))
         game.kind = kind
         return self._reserve(game, build)
 
@@ -124,7 +124,7 @@ class Rooms:
         if room.game.rematch:
             return room.game.rematch
         rules.apply(room.game, rules.Rematch(pid, "----"), 0)   # refuse before creating
-        lobby = rules.new_game("----", "auction", room.game.grace_ms)
+        lobby = rules.new_game("----", "auction", room.game.grace_ms, secrets.token_hex(16))
         lobby.kind = room.game.kind
         new = self._reserve(lobby, lambda lobby: table_again(room.game, room.seats, lobby))
 

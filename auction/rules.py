@@ -16,7 +16,7 @@ from __future__ import annotations
 # The moves, the lobby's handlers, settings, state and the final table live in
 # their own modules; they are re-exported here so that callers speak to the
 # rules in one place.
-from . import lobby
+from . import lobby, suspense
 from .lobby import BOT_NAMES, BOT_STYLES, DIFFICULTIES, NAME_MAX  # noqa: F401
 from .moves import (  # noqa: F401
     AddBot, ChangeSettings, Join, Joined, Kick, Leave, NameTaken, NotAllowed, PhaseChanged, Press,
@@ -32,11 +32,12 @@ from .state import (  # noqa: F401
 # -- the engine ------------------------------------------------------------
 
 
-def new_game(code: str, preset: str = "auction", grace_ms: int = 0) -> Game:
-    """An empty lobby with a preset's settings; ``grace_ms`` is the entry grace."""
+def new_game(code: str, preset: str = "auction", grace_ms: int = 0, seed: str = "") -> Game:
+    """An empty lobby with a preset's settings; ``grace_ms`` is the entry grace, ``seed``
+    the server's secret for the suspense pauses."""
     if not isinstance(preset, str) or preset not in PRESETS:
         raise InvalidSettings(f"preset must be one of {', '.join(PRESETS)}")
-    return Game(code=code, settings=PRESETS[preset], grace_ms=grace_ms)
+    return Game(code=code, settings=PRESETS[preset], grace_ms=grace_ms, seed=seed)
 
 
 def apply(state: Game, action, now_ms: int) -> tuple[Game, list]:
@@ -71,8 +72,10 @@ def next_deadline(game: Game) -> int | None:
         return game.phase_end_ms
     if game.phase in (Phase.FREE, Phase.SPENDING):
         if not game.current.holders():
-            # Nobody holds (any more): the round ends once the entry has closed.
-            close = entry_close(game)
+            # Nobody holds (any more): the round ends once the entry has closed, or once
+            # decided, when its suspense pause has passed.
+            close = suspense.reveal_ms(game)
+            close = entry_close(game) if close is None else close
             return min(game.phase_end_ms, close) if game.phase is Phase.FREE else close
         if game.phase is Phase.FREE:
             return game.phase_end_ms
@@ -94,14 +97,14 @@ def _advance(game: Game, now: int, events: list) -> None:
         elif game.phase is Phase.FREE and due == game.phase_end_ms:
             _set_phase(game, Phase.SPENDING, None, due, events)
         elif game.phase is Phase.FREE:
-            _end_round(game, due, events)      # nobody holds, and the entry has closed
+            _over(game, due, events)      # nobody holds, and the entry has closed
         elif game.phase is Phase.SPENDING:
             for pid, at in _exhaustion_times(game).items():
                 if at == due:
                     game.current.holds[pid].release_ms = at
                     events.append(Released(pid, "bank_empty", at))
             if not game.current.holders() and due >= entry_close(game):
-                _end_round(game, due, events)
+                _over(game, due, events)
         else:
             _next_round_or_end(game, due, events)
 
@@ -128,7 +131,7 @@ def _start_round(game: Game, at: int, events: list) -> None:
 def _go(game: Game, at: int, events: list) -> None:
     # With a grace, go looks the same whether or not anyone holds: an empty
     # round is only called once the grace has passed (next_deadline).
-    if not game.current.holders() and at >= entry_close(game):
+    if not game.current.holders() and at >= entry_close(game) and not suspense.on(game):
         _end_round(game, at, events)
     elif game.settings.free_ms:
         _set_phase(game, Phase.FREE, game.current.spend_ms, at, events)
@@ -143,6 +146,16 @@ def _bid(game: Game, hold: Hold | None) -> int | None:
         return None
     held = hold.release_ms - rnd.spend_ms
     return held - held % 100 if game.settings.tie == "tenth" else held
+
+
+def _over(game: Game, at: int, events: list) -> None:
+    """The round is decided at ``at``: nobody holds and the entry has closed. With suspense
+    on, the first call only notes it; the phase stays as it is (the wait looks like a
+    holder still holding) until the pause has passed and ``_advance`` calls again."""
+    if suspense.on(game) and game.current.over_ms is None:
+        game.current.over_ms = at
+    else:
+        _end_round(game, at, events)
 
 
 def _end_round(game: Game, at: int, events: list) -> None:
@@ -225,7 +238,7 @@ def _enter(game: Game, pid: str, at: int) -> None:
         raise PressRefused("not_started" if game.phase is Phase.LOBBY else "too_late")
     # A press dated before go counts even if it reached us after go: the
     # caller back-dates only presses delayed by the connection's handshake.
-    if at >= rnd.go_ms or at < rnd.start_ms:
+    if at >= rnd.go_ms or at < rnd.start_ms or rnd.over_ms is not None:
         raise PressRefused("too_late")
     if player.bank_ms <= 0:
         raise PressRefused("bank_empty")
@@ -246,7 +259,7 @@ def _release(game: Game, pid: str, at: int, now: int, events: list, reason: str 
         events.append(Released(pid, reason, at))
     end = max(at, now)
     if not rnd.holders() and game.phase is not Phase.COUNTDOWN and end >= entry_close(game):
-        _end_round(game, end, events)
+        _over(game, end, events)
 
 
 def _release_action(game: Game, action: Release, now: int, events: list) -> None:

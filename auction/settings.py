@@ -24,6 +24,7 @@ CHOICES = {
     "reveal": ("winner", "winning_bid", "all_bids"),
     "own_bank": ("shown", "toggle", "hidden"),
     "rank_ties": ("time_left", "shared"),
+    "suspense": ("off", "on"),
 }
 
 # Inclusive ranges of the numeric settings, and the step they move in.
@@ -56,6 +57,10 @@ class Settings:
     min_players: int = 3
     max_players: int = 7
     result_ms: int = 5_000
+    # "on": a decided round's result waits a secret pause of 0-3 s (suspense.py), so its
+    # timing no longer tells the top bid. Off in every preset: both rule books show the
+    # result as soon as everyone has let go.
+    suspense: str = "off"
 
     def __post_init__(self):
         for name, (low, high, step) in RANGES.items():

@@ -54,6 +54,9 @@ class Round:
     go_ms: int
     spend_ms: int
     holds: dict[str, Hold] = field(default_factory=dict)
+    # With suspense on: when the round was decided (nobody held and the entry had
+    # closed); its result waits for the round's secret pause (suspense.py).
+    over_ms: int | None = None
 
     def holders(self) -> list[str]:
         return [pid for pid, hold in self.holds.items() if hold.release_ms is None]
@@ -93,6 +96,9 @@ class Game:
     grace_ms: int = 0
     rematch: str | None = None      # the room the table moved on to, once the host opened it
     kind: str = "online"        # "solo": made by POST /solo, you against AI players
+    # Drawn by the server when it makes the game; each round's suspense pause derives
+    # from it (suspense.py). Secret: no view carries it.
+    seed: str = ""
 
     def player(self, pid: str) -> Player | None:
         return next((p for p in self.players if p.id == pid), None)
@@ -127,11 +133,13 @@ def to_dict(game: Game) -> dict:
             "number": rnd.number, "start_ms": rnd.start_ms, "go_ms": rnd.go_ms,
             "spend_ms": rnd.spend_ms,
             "holds": {pid: [h.press_ms, h.release_ms] for pid, h in rnd.holds.items()},
+            "over_ms": rnd.over_ms,
         },
         "history": [{"round": r.round, "bids": r.bids, "winners": list(r.winners), "tie": r.tie}
                     for r in game.history],
         "seq": game.seq,
         "grace_ms": game.grace_ms,
+        "seed": game.seed,
         "rematch": game.rematch,
         "kind": game.kind,
     }
@@ -142,7 +150,7 @@ def from_dict(data: dict) -> Game:
     cur = data["current"]
     current = None if cur is None else Round(
         cur["number"], cur["start_ms"], cur["go_ms"], cur["spend_ms"],
-        {pid: Hold(*pair) for pid, pair in cur["holds"].items()})
+        {pid: Hold(*pair) for pid, pair in cur["holds"].items()}, cur.get("over_ms"))
     return Game(
         code=data["code"],
         settings=Settings(**data["settings"]),
@@ -156,6 +164,7 @@ def from_dict(data: dict) -> Game:
                  for r in data["history"]],
         seq=data["seq"],
         grace_ms=data.get("grace_ms", 0),
+        seed=data.get("seed", ""),      # rooms saved before suspense: no pause to derive
         rematch=data.get("rematch"),    # records saved before rematches existed have none
         kind=data.get("kind", "online"),    # rooms saved before rooms had a kind
     )

@@ -9,7 +9,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "auction"
 PURE = ["rules", "moves", "lobby", "settings", "state", "standings", "views", "bots", "hard", "people", "simple", "known", "price", "seat", "rivals",
-        "fairness", "series", "charts", "export", "rematch"]
+        "fairness", "series", "charts", "export", "rematch", "suspense"]
 FORBIDDEN = {"flask", "redis", "gevent", "time", "datetime", "requests", "jinja2", "werkzeug",
              "socket", "threading", "os", "random"}
 # The AI players draw from a Random they are handed; nothing else may reach for randomness.

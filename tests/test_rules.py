@@ -229,7 +229,8 @@ def test_changed_returns_new_settings_and_keeps_the_old():
 def test_settings_to_dict_names_every_setting():
     assert set(AUCTION.to_dict()) == {
         "rounds", "bank_ms", "ready_ms", "free_ms", "tie", "tie_margin_ms", "tie_rule",
-        "reveal", "own_bank", "rank_ties", "min_players", "max_players", "result_ms"}
+        "reveal", "own_bank", "rank_ties", "min_players", "max_players", "result_ms",
+        "suspense"}
 
 
 # -- the lobby: join, leave, kick, AI players, host ----------------------------

@@ -80,6 +80,8 @@ LABELS = {
                  "hidden": "hidden — keep count"},
     "rank_ties": {"time_left": "more time left places higher",
                   "shared": "tied players share the place"},
+    "suspense": {"off": "as soon as everyone has let go",
+                 "on": "after a secret pause of 0–3 s"},
 }
 
 # The AI players' styles, as the lobby explains them (docs/ai.md).
