@@ -1,4 +1,4 @@
-"""The lobby's moves: taking and leaving seats, AI players, settings, the rematch.
+"""The lobby's moves: taking and leaving seats, the lock, AI players, settings, the rematch.
 
 Standard library only; called by ``rules.apply`` with the game already
 copied. Each validates, then changes the game. Leaving and starting, which
@@ -7,9 +7,11 @@ reach into a round, stay with the engine in ``rules.py``.
 
 from __future__ import annotations
 
+import unicodedata
+
 from .moves import (
-    AddBot, ChangeSettings, Join, Joined, Kick, NameTaken, NotAllowed, Rematch, RemoveBot,
-    RoomFull, WrongPhase)
+    AddBot, ChangeSettings, Join, Joined, Kick, Lock, NameTaken, NotAllowed, Rematch, RemoveBot,
+    RoomFull, RoomLocked, WrongPhase)
 from .settings import PRESETS, InvalidSettings, RuleError
 from .state import Game, Phase, Player
 
@@ -17,6 +19,14 @@ BOT_STYLES = ("aggressive", "patient", "random")
 DIFFICULTIES = ("easy", "medium", "hard")
 BOT_NAMES = ("Ada", "Boole", "Curie", "Dirac", "Euler", "Fermi", "Gauss", "Hopper")
 NAME_MAX = 24
+# Names are shown to everyone, so a name may hold nothing that draws nothing or
+# steers the text: controls, format characters (zero-width, bidi overrides), line
+# and paragraph separators, private-use, surrogate and unassigned code points.
+# With them "Al\u200bice" or "\u202eecilA" would pass for Alice, "\u200b" for nobody.
+_HIDDEN = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
+# Letters and marks that draw nothing, whatever their category says (Hangul fillers,
+# the combining grapheme joiner, Khmer inherent vowels, the blank Braille pattern).
+_BLANK = set("\u115f\u1160\u3164\u034f\u17b4\u17b5\u2800")
 
 
 def require_host(game: Game, by: str) -> None:
@@ -34,10 +44,24 @@ def _new_id(game: Game, prefix: str) -> str:
     return f"{prefix}{game.seq}"
 
 
-def _clean_name(name) -> str:
+def require_joinable(game: Game) -> None:
+    """A newcomer may take a seat: the lobby, and the host has not locked it."""
+    require_lobby(game)
+    if game.locked:
+        raise RoomLocked("the host has locked this room, so nobody new can join; "
+                         "ask the host to open it")
+
+
+def clean_name(name) -> str:
+    """``name`` as the table will see it: NFKC (fullwidth Ａ is A), runs of white
+    space as one space; refused if it holds anything that draws nothing."""
     if not isinstance(name, str) or not name.strip():
         raise RuleError("a name is needed")
-    name = " ".join(name.split())
+    name = " ".join(unicodedata.normalize("NFKC", name).split())
+    if any(unicodedata.category(c) in _HIDDEN or c in _BLANK for c in name):
+        raise RuleError("a name cannot hold invisible or control characters")
+    if not any(unicodedata.category(c)[0] in "LNPS" for c in name):
+        raise RuleError("a name needs a letter, digit or sign that can be seen")
     if len(name) > NAME_MAX:
         raise RuleError(f"a name has at most {NAME_MAX} characters")
     return name
@@ -55,8 +79,8 @@ def _seat(game: Game, player: Player, events: list) -> None:
 
 
 def join(game: Game, action: Join, now: int, events: list) -> None:
-    name = _clean_name(action.name)
-    require_lobby(game)
+    name = clean_name(action.name)
+    require_joinable(game)
     if any(p.name.casefold() == name.casefold() for p in game.players):
         raise NameTaken(f"“{name}” is taken in this room; pick another name")
     player = Player(_new_id(game, "p"), name)
@@ -98,6 +122,18 @@ def kick(game: Game, action: Kick, now: int, events: list) -> None:
     if target.id == action.by:
         raise RuleError("the host cannot kick themselves; leave instead")
     game.players.remove(target)
+    if not target.bot:
+        # A kicked person could come back on another device (a new cookie is free):
+        # the room locks, and the host opens it knowingly to let someone new in.
+        game.locked = True
+
+
+def lock(game: Game, action: Lock, now: int, events: list) -> None:
+    require_host(game, action.by)
+    require_lobby(game)
+    if type(action.locked) is not bool:
+        raise RuleError("locked must be true or false")
+    game.locked = action.locked
 
 
 def change_settings(game: Game, action: ChangeSettings, now: int, events: list) -> None:

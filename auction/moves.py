@@ -28,7 +28,11 @@ class RoomFull(RuleError):
 
 
 class NameTaken(RuleError):
-    """Another seat in the room already has that name."""
+    """Another seat in the room already has that name, or one that looks the same."""
+
+
+class RoomLocked(NotAllowed):
+    """The host locked the lobby (or kicked someone): nobody new may join."""
 
 
 class PressRefused(RuleError):
@@ -62,6 +66,14 @@ class Kick:
 
     by: str
     player: str
+
+
+@dataclass(frozen=True)
+class Lock:
+    """The host locks the lobby to new joins (``locked`` True) or opens it."""
+
+    by: str
+    locked: bool
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,9 @@ def table_again(old: rules.Game, seats: dict[str, str], game: rules.Game):
     Players who left are not seated again. Seat order is kept, except that the
     host comes first so they host again. ``seats`` maps device digests to the
     old player ids; the result maps the same digests to the new ids, so every
-    device finds its seat without typing anything. Returns (game, seats).
+    device finds its seat without typing anything. The lobby is locked: its code
+    is public (every results page names it), so only this table sits in it until
+    the host opens it. Returns (game, seats).
     """
     people = sorted((p for p in old.players if not p.left), key=lambda p: p.id != old.host)
     device = {pid: d for d, pid in seats.items()}
@@ -31,4 +33,5 @@ def table_again(old: rules.Game, seats: dict[str, str], game: rules.Game):
             host = events[0].player
             changes = old.settings.to_dict()
             game, _ = rules.apply(game, rules.ChangeSettings(host, changes), 0)
+    game, _ = rules.apply(game, rules.Lock(host, True), 0)
     return game, new_seats

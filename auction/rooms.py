@@ -14,7 +14,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
-from . import bots, fairness, rules
+from . import bots, fairness, names, rules
 from .record import Room, digest  # noqa: F401  (re-exported: the web layer names them here)
 from .rematch import table_again
 from .store import ENDED_TTL_S, LOBBY_TTL_S, PLAYING_TTL_S, NoSuchRoom, Store, hold_key
@@ -91,7 +91,7 @@ class Rooms:
         called only then (rules.Game.grace_ms). ``kind`` "solo": a game
         against the computer (POST /solo)."""
         def build(game):
-            game, events = rules.apply(game, rules.Join(name), self.clock.now_ms())
+            game, events = rules.apply(game, names.join(game, name), self.clock.now_ms())
             host = events[0].player
             for make in setup:
                 game, _ = rules.apply(game, make(host), self.clock.now_ms())
@@ -260,7 +260,7 @@ class Rooms:
                 return None
             if digest(token) in room.kicked:
                 raise rules.NotAllowed("the host removed you from this room")
-            return rules.Join(name)
+            return names.join(room.game, name)      # a look-alike of a seated name is refused
         def bind(room, events):
             for event in events:
                 if isinstance(event, rules.Joined):

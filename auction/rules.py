@@ -19,9 +19,9 @@ from __future__ import annotations
 from . import lobby, suspense
 from .lobby import BOT_NAMES, BOT_STYLES, DIFFICULTIES, NAME_MAX  # noqa: F401
 from .moves import (  # noqa: F401
-    AddBot, ChangeSettings, Join, Joined, Kick, Leave, NameTaken, NotAllowed, PhaseChanged, Press,
-    PressRefused, Release, Released, Rematch, RemoveBot, RoomFull, RoundEnded, Start, Tick,
-    WrongPhase)
+    AddBot, ChangeSettings, Join, Joined, Kick, Leave, Lock, NameTaken, NotAllowed, PhaseChanged,
+    Press, PressRefused, Release, Released, Rematch, RemoveBot, RoomFull, RoomLocked, RoundEnded,
+    Start, Tick, WrongPhase)
 from .settings import (  # noqa: F401
     CHOICES, PRESETS, RANGES, InvalidSettings, RuleError, Settings)
 from .standings import Standing, last_place, standings, winners  # noqa: F401
@@ -59,11 +59,11 @@ def check(game: Game, action) -> None:
     before any work that reads holds, so a refusal costs the same whoever
     holds; ``apply`` checks again.
     """
-    if isinstance(action, (Kick, AddBot, RemoveBot, ChangeSettings, Start)):
+    if isinstance(action, (Kick, Lock, AddBot, RemoveBot, ChangeSettings, Start)):
         lobby.require_host(game, action.by)
         lobby.require_lobby(game)
     elif isinstance(action, Join):
-        lobby.require_lobby(game)
+        lobby.require_joinable(game)
 
 
 def next_deadline(game: Game) -> int | None:
@@ -281,6 +281,7 @@ _HANDLERS = {
     Join: lobby.join,
     Leave: _leave,
     Kick: lobby.kick,
+    Lock: lobby.lock,
     AddBot: lobby.add_bot,
     RemoveBot: lobby.remove_bot,
     ChangeSettings: lobby.change_settings,

@@ -95,6 +95,7 @@ class Game:
     # fate shows: an empty round ends only then. 0: an empty go ends it at once.
     grace_ms: int = 0
     rematch: str | None = None      # the room the table moved on to, once the host opened it
+    locked: bool = False        # the host (or a kick) closed the lobby to new joins
     kind: str = "online"        # "solo": made by POST /solo, you against AI players
     # Drawn by the server when it makes the game; each round's suspense pause derives
     # from it (suspense.py). Secret: no view carries it.
@@ -142,6 +143,7 @@ def to_dict(game: Game) -> dict:
         "seed": game.seed,
         "rematch": game.rematch,
         "kind": game.kind,
+        "locked": game.locked,
     }
 
 
@@ -167,4 +169,5 @@ def from_dict(data: dict) -> Game:
         seed=data.get("seed", ""),      # rooms saved before suspense: no pause to derive
         rematch=data.get("rematch"),    # records saved before rematches existed have none
         kind=data.get("kind", "online"),    # rooms saved before rooms had a kind
+        locked=data.get("locked", False),   # rooms saved before the lock
     )

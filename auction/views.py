@@ -41,6 +41,7 @@ def view_for(game: Game, player_id: str | None, now_ms: int) -> dict:
         "history": [_round(game, r, me.id if me else None) for r in game.history],
         "final": _final(game) if game.phase is Phase.ENDED else None,
         "rematch": game.rematch,
+        "locked": game.locked,      # public: whether a newcomer may join the lobby
     }
 
 

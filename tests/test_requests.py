@@ -171,7 +171,11 @@ def test_a_kicked_device_cannot_come_back(app, lobby, devices):
     assert bob.get(f"/r/{code}/state", headers=JSON).get_json()["me"] is None
     for name in ("Bob", "Robert"):
         assert_refused(app, code, post(bob, f"/r/{code}/join", {"name": name}), 403, "removed")
-    # Another device of the same person is simply a new player.
+    # Another device of the same person finds the room locked by the kick...
+    assert_refused(app, code, post(devices(), f"/r/{code}/join", {"name": "Bob"}), 403, "locked")
+    # ...until the host opens it, knowingly; the kicked device itself stays out.
+    assert post(host, f"/r/{code}/lock", {"locked": False}).get_json()["locked"] is False
+    assert_refused(app, code, post(bob, f"/r/{code}/join", {"name": "Bob"}), 403, "removed")
     assert post(devices(), f"/r/{code}/join", {"name": "Bob"}).status_code == 200
 
 

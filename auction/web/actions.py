@@ -129,3 +129,16 @@ def leave(code):
     svc.rooms.leave(code, g.device_token)
     return done({"left": True}, to="/")
 
+
+@bp.post("/r/<code>/lock")
+def lock(code):
+    """The host locks the lobby to new joins (``locked`` true) or opens it (false)."""
+    svc = services()
+    code = room_code(code)
+    value = form().get("locked")
+    # Exactly a JSON boolean or the form's words: 1 == True in Python, so the type counts.
+    if type(value) not in (bool, str) or value not in (True, False, "true", "false"):
+        raise rules.RuleError("locked must be true or false")
+    locked = value in (True, "true")
+    return _view(svc.rooms.as_player(code, g.device_token,
+                                     lambda pid: rules.Lock(pid, locked)), code)

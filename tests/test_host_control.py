@@ -1,0 +1,142 @@
+"""Rooms a host controls, against a real server: the lock, kicks that hold against a
+new device, a rematch only the last table sits in, and names that cannot pass for
+someone else's (issue 26, item 11)."""
+
+from __future__ import annotations
+
+import pytest
+
+from client import Player
+
+# A game that ends by itself in about five seconds: one round nobody holds.
+SHORT = {"rounds": 1, "bank_ms": 30_000, "ready_ms": 2_000, "free_ms": 0, "result_ms": 2_000,
+         "min_players": 2}
+
+
+def names(player: Player) -> list[str]:
+    return [p["name"] for p in player.state()["players"]]
+
+
+def refused(player: Player, path: str, body: dict, status: int, words: str) -> None:
+    response = player.post(path, body, expect=None)
+    assert response.status_code == status, (response.status_code, response.text)
+    assert words in response.json()["error"], response.text
+
+
+@pytest.fixture
+def room(server):
+    """Ann hosts, Bob sits in a lobby."""
+    ann, bob = Player(server.url), Player(server.url)
+    code = ann.create("Ann")
+    bob.join(code, "Bob")
+    return code, ann, bob
+
+
+# -- 1. a kick holds against a new device ----------------------------------------
+
+
+def test_a_kicked_player_cannot_come_back_on_a_new_device(server, room):
+    code, ann, bob = room
+    ann.post(f"/r/{code}/kick", {"player": "p2"})
+    again = Player(server.url)          # a new cookie: another browser, or the same one cleared
+    again.code = code
+    refused(again, f"/r/{code}/join", {"name": "Bob"}, 403, "locked")
+    refused(again, f"/r/{code}/join", {"name": "Robert"}, 403, "locked")
+    assert names(ann) == ["Ann"]        # zero gain: no seat for the kicked player
+    assert ann.state()["locked"] is True      # the lock shows as on after the kick
+    # The host opens the room knowingly: a newcomer joins; the kicked device stays out.
+    assert ann.post(f"/r/{code}/lock", {"locked": False}).json()["locked"] is False
+    refused(bob, f"/r/{code}/join", {"name": "Bob"}, 403, "removed")
+    assert again.join(code, "Cy")["me"]["name"] == "Cy"
+    assert names(ann) == ["Ann", "Cy"]
+
+
+def test_the_host_locks_and_opens_the_room(server, room):
+    code, ann, bob = room
+    view = ann.post(f"/r/{code}/lock", {"locked": True}).json()
+    assert view["locked"] is True and bob.state()["locked"] is True
+    stranger = Player(server.url)
+    stranger.code = code
+    refused(stranger, f"/r/{code}/join", {"name": "Cy"}, 403, "locked")
+    assert names(ann) == ["Ann", "Bob"]
+    # A device already seated is not a new join: it keeps its seat.
+    assert bob.join(code, "Bob")["me"]["name"] == "Bob"
+    refused(bob, f"/r/{code}/lock", {"locked": False}, 403, "host")
+    assert ann.state()["locked"] is True
+    for bad in ({}, {"locked": "maybe"}, {"locked": 1}, {"locked": ["no"]}):
+        refused(ann, f"/r/{code}/lock", bad, 400, "locked")
+    assert ann.state()["locked"] is True
+    ann.post(f"/r/{code}/lock", {"locked": False})
+    assert stranger.join(code, "Cy")["me"]["name"] == "Cy"
+
+
+def test_a_game_under_way_still_answers_404(server, room):
+    code, ann, bob = room
+    ann.post(f"/r/{code}/settings", {"min_players": 2})
+    ann.post(f"/r/{code}/start")
+    late = Player(server.url)
+    late.code = code
+    refused(late, f"/r/{code}/join", {"name": "Cy"}, 404, "no such room")
+    refused(ann, f"/r/{code}/lock", {"locked": True}, 409, "started")
+
+
+# -- 2. a rematch seats only the last game's players ------------------------------
+
+
+def test_a_stranger_cannot_take_a_seat_in_the_rematch(server, room):
+    code, ann, bob = room
+    ann.post(f"/r/{code}/settings", SHORT)
+    ann.follow()
+    ann.post(f"/r/{code}/start")
+    ann.wait_view(lambda v: v["phase"] == "ended", timeout=30)
+    new = ann.post(f"/r/{code}/rematch", expect=201).json()["code"]
+    stranger = Player(server.url)
+    found = stranger.http.get(f"{server.url}/r/{code}/results.json", timeout=10).json()
+    assert found["rematch"] == new      # the results are public, and so is the code
+    stranger.code = new
+    refused(stranger, f"/r/{new}/join", {"name": "Eve"}, 403, "locked")
+    ann.code = bob.code = new
+    assert names(ann) == ["Ann", "Bob"]
+    assert ann.state()["locked"] is True
+    assert bob.join(new, "Bob")["me"]["name"] == "Bob"     # the table is seated already
+    # The host may open it like any lobby.
+    ann.post(f"/r/{new}/lock", {"locked": False})
+    assert stranger.join(new, "Eve")["me"]["name"] == "Eve"
+
+
+# -- 3. names that pass for someone else, or for nothing --------------------------
+
+
+@pytest.mark.parametrize("name, words", [
+    ("Al\u200bice", "invisible"),          # a zero-width space inside
+    ("\u0410lice", "looks like"),          # Cyrillic A
+    ("\u202eecilA", "invisible"),          # right-to-left override: shows as "Alice"
+    ("\u200b", "invisible"),               # nothing visible at all
+    ("Ali\x00ce", "invisible"),            # NUL
+    ("\u3164", "invisible"),               # Hangul filler: a letter that draws nothing
+    ("\uff21\uff4c\uff49\uff43\uff45", "taken"),   # fullwidth: NFKC makes it Alice
+    ("ALICE", "taken"),
+    ("Al\u0456ce", "looks like"),          # Cyrillic i
+])
+def test_a_name_that_passes_for_another_or_for_nothing_is_refused(server, name, words):
+    ann, alice = Player(server.url), Player(server.url)
+    code = ann.create("Ann")
+    alice.join(code, "Alice")
+    before = ann.state()
+    other = Player(server.url)
+    other.code = code
+    refused(other, f"/r/{code}/join", {"name": name}, 400, words)
+    assert ann.state() == before
+
+
+def test_names_of_every_script_and_the_ai_players_still_join(server):
+    ann = Player(server.url)
+    code = ann.create("Ann")
+    for name in ("Zo\u00eb", "\u674e\u96f7", "\u0410\u043d\u044f", "J\u00fcrgen \U0001f600"):
+        Player(server.url).join(code, name)
+    ann.post(f"/r/{code}/bots", {"action": "add"})
+    assert names(ann) == ["Ann", "Zo\u00eb", "\u674e\u96f7", "\u0410\u043d\u044f",
+                          "J\u00fcrgen \U0001f600", "Ada"]
+    # A look-alike of an AI player's name is refused before the AI could take it.
+    refused(Player(server.url), f"/r/{code}/join", {"name": "B\u043e\u043ele"}, 400,
+            "looks like")
