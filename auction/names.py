@@ -70,8 +70,9 @@ def check(name: str, game: rules.Game) -> None:
 
 def join(game: rules.Game, name) -> rules.Join:
     """The Join for ``name`` at this table, refused first for the rules' own reasons
-    (a bad name, a game under way, a locked lobby), then for a look-alike."""
-    clean = lobby.clean_name(name)
+    in their order (a game under way, a locked lobby, a bad name), then for a look-alike.
+    A game under way answers before the name, as it did: like a room that is not there."""
     lobby.require_joinable(game)
+    clean = lobby.clean_name(name)
     check(clean, game)
     return rules.Join(clean)

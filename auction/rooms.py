@@ -272,7 +272,7 @@ class Rooms:
         return self.act(code, lambda room: make(_seated(room, token)), after=after)
 
     def kick(self, code: str, token: str, target: str) -> Outcome:
-        """The host removes ``target``; that device may not join this room again."""
+        """The host removes ``target``: that device stays out; the rules lock the room."""
         def bar(room, events):
             for seat, pid in list(room.seats.items()):
                 if pid == target:

@@ -4,6 +4,8 @@ someone else's (issue 26, item 11)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from client import Player
@@ -70,6 +72,26 @@ def test_the_host_locks_and_opens_the_room(server, room):
     assert stranger.join(code, "Cy")["me"]["name"] == "Cy"
 
 
+def test_the_lock_is_a_plain_form_in_the_hosts_lobby_and_a_notice_for_a_newcomer(server, room):
+    code, ann, bob = room
+    page = lambda who: who.http.get(f"{server.url}/r/{code}", headers={"Accept": "text/html"},
+                                    timeout=10).text   # noqa: E731
+    mine = page(ann)
+    assert "Lock the room" in mine and 'name="locked" value="true"' in mine
+    assert "Lock the room" not in page(bob)          # only the host has the toggle
+    token = re.search(r'name="csrf_token" value="([^"]+)"', mine).group(1)
+    # Without JavaScript: a form post and a 303 back to the room.
+    answer = ann.http.post(f"{server.url}/r/{code}/lock",
+                           data={"locked": "true", "csrf_token": token},
+                           headers={"Accept": "text/html"}, allow_redirects=False, timeout=10)
+    assert answer.status_code == 303 and ann.state()["locked"] is True
+    mine = page(ann)
+    assert "Open the room" in mine and "Locked: nobody new can join" in mine
+    stranger = Player(server.url)
+    theirs = page(stranger)
+    assert "locked this room" in theirs and 'id="join-name"' not in theirs
+
+
 def test_a_game_under_way_still_answers_404(server, room):
     code, ann, bob = room
     ann.post(f"/r/{code}/settings", {"min_players": 2})
@@ -77,6 +99,7 @@ def test_a_game_under_way_still_answers_404(server, room):
     late = Player(server.url)
     late.code = code
     refused(late, f"/r/{code}/join", {"name": "Cy"}, 404, "no such room")
+    refused(late, f"/r/{code}/join", {"name": "\u200b"}, 404, "no such room")   # whatever the name
     refused(ann, f"/r/{code}/lock", {"locked": True}, 409, "started")
 
 
