@@ -163,3 +163,32 @@ def test_names_of_every_script_and_the_ai_players_still_join(server):
     # A look-alike of an AI player's name is refused before the AI could take it.
     refused(Player(server.url), f"/r/{code}/join", {"name": "B\u043e\u043ele"}, 400,
             "looks like")
+
+
+# -- the skeletons themselves (auction/names.py, no server) ------------------------
+
+
+def test_skeletons_follow_tr39_and_spare_everyday_names():
+    from auction import names
+    assert names.skeleton("\u0410lice") == names.skeleton("Alice")          # Cyrillic A
+    assert names.skeleton("AI") == names.skeleton("Al")                      # I and l
+    assert names.skeleton("m") == names.skeleton("rn")
+    everyday = ("Ann Anna Bob Rob Tim Tom Kim Jim Lee Li Al Ali Eli Ella Emma Max Mia Noah "
+                "Liam Sam Sara Zoe Zo\u00eb Jose Jos\u00e9 Ian Ivan Leo Lea Lia Mo Jo Cy Ida").split()
+    keys = [names._keys(n) for n in everyday]
+    assert all(not (a & b) for i, a in enumerate(keys) for b in keys[i + 1:])
+
+
+def test_every_ai_name_fits_beside_the_others_and_a_rematch_seats_the_same_names():
+    from auction import names, rules
+    from auction.rematch import table_again
+    game = rules.new_game("ABCD", "stake")
+    game, _ = rules.apply(game, names.join(game, "Ann"), 0)
+    for _ in rules.BOT_NAMES[:-1]:
+        names.check(next(n for n in rules.BOT_NAMES if n not in
+                         {p.name for p in game.players}), game)
+        game, _ = rules.apply(game, rules.AddBot("p1"), 0)
+    assert [p.name for p in game.players] == ["Ann", *rules.BOT_NAMES[:-1]]
+    game.phase = rules.Phase.ENDED
+    again, _ = table_again(game, {"d": "p1"}, rules.new_game("WXYZ", "stake"))
+    assert [p.name for p in again.players] == [p.name for p in game.players] and again.locked
