@@ -97,7 +97,7 @@ def _advance(game: Game, now: int, events: list) -> None:
         elif game.phase is Phase.FREE and due == game.phase_end_ms:
             _set_phase(game, Phase.SPENDING, None, due, events)
         elif game.phase is Phase.FREE:
-            _over(game, due, events)      # nobody holds, and the entry has closed
+            _over(game, due, events)      # nobody holds and the entry has closed, or the pause ended
         elif game.phase is Phase.SPENDING:
             for pid, at in _exhaustion_times(game).items():
                 if at == due:

@@ -1645,7 +1645,7 @@ def test_suspense_changes_when_a_result_shows_not_what_it_is():
     for g in (plain, wait):
         g, _ = apply(g, Release("p1"), 6_000)
         g, _ = apply(g, Release("p2"), 7_234)
-        g, _ = apply(g, Tick(), 20_000)
+        g, _ = apply(g, Tick(), 10_300)    # past the longest pause, within the result
         assert (g.history, banks_of(g), tokens_of(g)) == (
             [RoundResult(1, {"p1": 1_000, "p2": 2_234, "p3": None}, ("p2",), False)],
             {"p1": 599_000, "p2": 597_766, "p3": 600_000}, {"p1": 0, "p2": 1, "p3": 0})
@@ -1666,7 +1666,7 @@ def test_a_pause_that_outlasts_the_free_window_shows_spending_first():
     g = suspended("free", seed, settings=settings(suspense="on"), holds={"p1": 0})
     g, _ = apply(g, Release("p1"), 7_500)               # before spending: no bid
     assert g.current.over_ms == 7_500 and next_deadline(g) == 8_000
-    g, events = apply(g, Tick(), 20_000)
+    g, events = apply(g, Tick(), 10_600)
     assert [e.phase for e in events if isinstance(e, PhaseChanged)] == [
         Phase.SPENDING, Phase.RESULT]
     assert g.phase_end_ms == 7_500 + suspense.pause_ms(seed, 1) + AUCTION.result_ms
@@ -1678,7 +1678,7 @@ def test_a_short_pause_ends_the_round_within_the_free_window():
     g = suspended("free", seed, settings=settings(suspense="on"), holds={"p1": 0})
     g, _ = apply(g, Release("p1"), 7_500)
     assert next_deadline(g) == 7_500 + suspense.pause_ms(seed, 1) < 8_000
-    g, events = apply(g, Tick(), 20_000)
+    g, events = apply(g, Tick(), 10_600)
     assert [e.phase for e in events if isinstance(e, PhaseChanged)] == [Phase.RESULT]
 
 
@@ -1702,8 +1702,9 @@ def test_with_suspense_a_release_in_the_grace_waits_for_the_grace_then_the_pause
 def test_a_press_in_the_pause_is_too_late_even_dated_before_go():
     g, _ = apply(suspended(holds={"p1": 0}), Release("p1"), 6_000)
     for press in (Press("p2"), Press("p2", at_ms=4_900)):
-        with pytest.raises(PressRefused, match="too_late"):
+        with pytest.raises(PressRefused) as refused:
             apply(g, press, 6_001)
+        assert refused.value.reason == "too_late"
 
 
 def test_reveal_is_none_outside_a_decided_round():

@@ -24,6 +24,7 @@ import pytest
 import redis
 import requests
 
+from auction import bots, rules, suspense
 from auction.store import room_key
 from client import Player
 
@@ -176,3 +177,49 @@ def test_the_seed_and_the_pauses_reach_no_client(played, server, redis_url):
             assert seed not in text
             for name in SECRET_NAMES:
                 assert f'"{name}"' not in text and f"{name}=" not in text, name
+
+
+def ai_game(suspense: str) -> tuple:
+    """A whole quick game of four AI players, played as rooms.py plays it (each AI
+    press and release, and each timer, at its own moment); returns the final game and
+    the moment each round's result showed."""
+    game = rules.new_game("TEST", "quick", 0, "seed-of-this-test")
+    game.settings = game.settings.changed({"suspense": suspense, "rounds": 6})
+    game.players = [rules.Player(f"b{i}", f"Bot {i}", bot=True, difficulty=kind,
+                                 style=bots.STYLES[i % len(bots.STYLES)])
+                    for i, kind in enumerate(("hard", "medium", "easy", "hard"))]
+    game.host = "b0"
+    game, _ = rules.apply(game, rules.Start("b0"), 1_000)
+    shown = []
+    while game.phase is not rules.Phase.ENDED:
+        plans = bots.round_plans(game, game.current.start_ms, "ai-seed")
+        queue = bots.bot_actions(game, plans)
+        number = game.round
+        while game.round == number and game.phase is not rules.Phase.ENDED:
+            timer = rules.next_deadline(game)
+            if queue and queue[0][0] <= timer:
+                at, action = queue.pop(0)
+                try:
+                    game, events = rules.apply(game, action, at)
+                except rules.PressRefused:
+                    continue
+            else:
+                game, events = rules.apply(game, rules.Tick(), timer)
+            shown += [e.at_ms for e in events if isinstance(e, rules.PhaseChanged)
+                      and e.phase is rules.Phase.RESULT]
+    return game, shown
+
+
+def test_ai_players_play_the_same_game_with_suspense_only_later():
+    """The AI players decide from their own views at each countdown, which the pause
+    leaves alone: with suspense on they bid exactly as with it off, and the timer loop
+    shows each result later, by no more than the longest pause."""
+    plain, plain_shown = ai_game("off")
+    wait, wait_shown = ai_game("on")
+    assert wait.history == plain.history and len(wait.history) == 6
+    assert [(p.bank_ms, p.tokens) for p in wait.players] == [
+        (p.bank_ms, p.tokens) for p in plain.players]
+    # Each round starts later by the pauses before it, and its result by its own too.
+    delays = [b - a for a, b in zip(plain_shown, wait_shown)]
+    pauses = [suspense.pause_ms("seed-of-this-test", n) for n in range(1, 7)]
+    assert delays == [sum(pauses[:n]) for n in range(1, 7)]

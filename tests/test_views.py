@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from auction import suspense
 from auction.rules import Phase, Press, Release, RoundResult, Tick, apply
 from auction.views import view_for
 from scenario import AUCTION, STAKE, game, lobby, settings
@@ -452,3 +453,38 @@ def test_a_players_own_view_changes_when_they_press():
     pressed, _ = apply(g, Press("p1"), 1_000)
     assert view_for(pressed, "p1", 1_000) != view_for(g, "p1", 1_000)
     assert view_for(pressed, "p2", 1_000) == view_for(g, "p2", 1_000)
+
+
+# -- suspense: the pause shows nothing, and the seed never leaves ----------------------
+
+
+def decided(seed: str = "s3cr3t-seed-of-the-game"):
+    """Time Stake with suspense: p1 let go at 6.0 s (bid 1.0 s), so the round is decided
+    and its result waits for the pause; p2 and p3 sat out."""
+    g = game("spending", settings=settings("stake", suspense="on"), holds={"p1": 0})
+    g.seed = seed
+    g, _ = apply(g, Release("p1"), 6_000)
+    return g
+
+
+def test_the_seed_and_the_pause_are_in_no_view():
+    g = decided()
+    pause = suspense.pause_ms(g.seed, 1)
+    later, _ = apply(g, Tick(), 6_000 + pause)      # the result, and then the end
+    done, _ = apply(later, Tick(), 10**7)
+    for state in (g, later, done):
+        for who in ("p1", "p2", "p3", None):
+            for now in (6_000, 6_000 + pause, 10**7):
+                text = dump(view_for(state, who, now))
+                assert g.seed not in text and '"seed"' not in text
+                assert '"over_ms"' not in text and "pause" not in text
+
+
+def test_during_the_pause_every_view_is_that_of_a_round_still_held():
+    """Whoever sat out or let go sees the same in the pause as while p2 still holds."""
+    held = game("spending", settings=settings("stake", suspense="on"),
+                holds={"p1": (0, 6_000), "p2": 0})
+    g = decided()
+    for now in (6_000, 6_000 + suspense.pause_ms(g.seed, 1) - 1):
+        for who in ("p1", "p3", None):
+            assert view_for(g, who, now) == view_for(held, who, now)
