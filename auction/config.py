@@ -31,6 +31,17 @@ class Config:
     # Caddy or a platform's router. The client's address, the https scheme the
     # Origin check and cookies follow, and invite links all come from them.
     PROXY_HOPS = int(os.environ.get("PROXY_HOPS", "0"))
+    # ...and only from these peers (addresses or networks, comma-separated; "*" for
+    # any, right behind a platform's router that nothing else can reach). The same
+    # variable gunicorn reads for its own X-Forwarded-Proto (web/proxies.py).
+    FORWARDED_ALLOW_IPS = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
+    # The site's public address for invite links and their QR codes, e.g.
+    # https://play.example.com; unset, they follow the request's (checked) Host.
+    PUBLIC_URL = (os.environ.get("PUBLIC_URL") or "").rstrip("/") or None
+    # Host names the site answers to (Flask refuses any other Host with 400);
+    # unset, any well-formed Host of at most 255 characters (web/hosts.py).
+    TRUSTED_HOSTS = [h.strip() for h in os.environ.get("TRUSTED_HOSTS", "").split(",")
+                     if h.strip()] or None
     # Cookies get Secure when the request came over https; this forces it always.
     COOKIE_SECURE = _env_flag("COOKIE_SECURE")
     SESSION_COOKIE_HTTPONLY = True
@@ -39,10 +50,13 @@ class Config:
     # Multiplies every abuse limit (web/limits.py); the test servers raise it,
     # since all their devices share one loopback address.
     RATE_LIMIT_SCALE = float(os.environ.get("TA_RATE_LIMIT_SCALE", "1"))
-    # Connections one address may hold open at once (a party of 8 behind one
-    # router, each with a page, plus a big screen, is far below these).
+    # Connections open at once (web/limits.py): a seated player's streams count
+    # per device (a phone with a few tabs), everyone else's per address (a big
+    # screen or two per table; a flood of strangers stops there); holds per device,
+    # counted only once the socket has found its seat.
+    MAX_STREAMS_PER_DEVICE = int(os.environ.get("MAX_STREAMS_PER_DEVICE", "8"))
     MAX_STREAMS_PER_ADDRESS = int(os.environ.get("MAX_STREAMS_PER_ADDRESS", "40"))
-    MAX_HOLDS_PER_ADDRESS = int(os.environ.get("MAX_HOLDS_PER_ADDRESS", "16"))
+    MAX_HOLDS_PER_DEVICE = int(os.environ.get("MAX_HOLDS_PER_DEVICE", "4"))
     # A worker this far behind (how late its event loop woke through most of
     # the last second), or serving this many holds or streams, turns new rooms
     # and joins away with 503 so running games keep their timing

@@ -1,11 +1,13 @@
 """The web layer: blueprints plus what every request shares.
 
-Identity is a device token the server signed, in an HttpOnly cookie
-(identity.py); form posts carry a token derived from it (HMAC with the app's
-secret) against cross-site requests; JSON posts need none, since no foreign
-page can send them without a CORS grant; any post or hold socket whose Origin
-names another site is refused. Rates and open connections are limited per
-address and per device (limits.py).
+A request another site's page made the browser send (a foreign Origin, or
+Fetch Metadata naming another site) is refused first, before it is given a
+device or counted against any limit. Identity is a device token the server
+signed, in an HttpOnly cookie (identity.py); form posts carry a token derived
+from it (HMAC with the app's secret) against cross-site requests; JSON posts
+need none, since no foreign page can send them without a CORS grant. Rates and
+open connections are limited per device, and per address only for strangers
+(limits.py).
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ from flask_limiter.errors import RateLimitExceeded
 from .. import rules
 from ..rooms import Conflict
 from ..store import NoSuchRoom
-from . import (actions, api, capacity, delivery, hold, identity, limits, outage, pages, results,
-               room, screen, stream)
+from . import (actions, api, capacity, delivery, hold, hosts, identity, limits, outage, pages,
+               results, room, screen, stream)
 from .common import csrf_token, services
 from .respond import error
 
@@ -32,7 +34,7 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' 
 STATUS = [(rules.NotAllowed, 403), (rules.WrongPhase, 409), (rules.RoomFull, 404),
           (rules.RuleError, 400)]
 
-HOLD_ENDPOINT = "__flask_sock.hold"
+NO_DEVICE = "too many new devices from your address; try again in a minute"
 
 
 def register(app: Flask, client) -> None:
@@ -40,13 +42,14 @@ def register(app: Flask, client) -> None:
                       screen.bp):
         app.register_blueprint(blueprint)
     hold.init(app)
-    # Identify first: the limits below key on the device.
+    # In this order: refuse what another site sent before it counts for anything;
+    # then identify, since the limits key on the device and its seat.
+    app.before_request(hosts.check_host)
+    app.before_request(_refuse_cross_site)
     app.before_request(_identify)
     limits.init(app, client)
     capacity.init(app)
     app.before_request(_guard_posts)
-    app.before_request(_guard_sockets)
-    app.teardown_request(_drop_hold_lease)
     app.after_request(_finish)
     app.context_processor(lambda: {"csrf_token": csrf_token()})
     app.register_error_handler(rules.RuleError, _rule_error)
@@ -57,42 +60,31 @@ def register(app: Flask, client) -> None:
     delivery.init(app)     # static files by WhiteNoise, pages compressed
 
 
-def _identify() -> None:
+def _refuse_cross_site():
     g.arrived_ms = services().clock.now_ms()
-    identity.identify()
+    if identity.cross_site():
+        identity.anonymous()
+        return error(403, "cross-site request refused")
+    return None
+
+
+def _identify() -> None:
+    identity.identify(limits.mint)
 
 
 def _guard_posts():
     if request.method != "POST":
         return None
-    if not identity.same_origin():
-        return error(403, "cross-site request refused")
+    if g.deviceless:
+        response = current_app.make_response(error(429, NO_DEVICE))
+        response.headers["Retry-After"] = "60"
+        return response
     if not request.is_json:
         sent = request.form.get("csrf_token", "")
         # Bytes: compare_digest refuses str with non-ASCII characters (a 500).
         if not hmac.compare_digest(sent.encode(), csrf_token().encode()):
             return error(403, "the form is stale or foreign; reload the page")
     return None
-
-
-def _guard_sockets():
-    """A hold socket is refused before the upgrade if it comes from another site
-    or its address already holds as many as a full table could."""
-    if request.endpoint != HOLD_ENDPOINT:
-        return None
-    if not identity.same_origin():
-        return error(403, "cross-site request refused")
-    lease = limits.hold_lease()
-    if not lease.taken:
-        return error(429, "too many holds open from your address")
-    g.hold_lease = lease
-    return None
-
-
-def _drop_hold_lease(exc=None) -> None:
-    lease = g.pop("hold_lease", None)
-    if lease is not None:
-        lease.drop()
 
 
 def _finish(response):

@@ -73,9 +73,10 @@ class HoldSession:
         # the kernel sees the proxy, not the phone.
         self.kernel_rtt = kernel_rtt_ms(ws.sock)
 
-    def send(self, **message) -> None:
+    def send(self, text: str | None = None, **message) -> None:
+        """Send ``text``, or ``message`` as JSON; a socket already closed gets nothing."""
         try:
-            self.ws.send(json.dumps(message))
+            self.ws.send(text or json.dumps(message))
         except ConnectionClosed:
             pass
 
@@ -91,20 +92,26 @@ class HoldSession:
         self.pid = room.seat_of(self.token)
         if self.pid is None:
             return self.refuse("not_seated")
-        self.slot = hold_slot(self.code, self.pid)
-        if not self.svc.store.take_slot(self.slot, self.sid, self.svc.clock.now_ms(), DEAD_MS):
-            return self.refuse("second_socket")
-        self.svc.beats.add(self.sid, self.code, self.pid, self.tap.last_ms)
-        # The room's published changes tell this hold when the server ended it;
-        # listening before the press, no change can slip between the two.
-        self.listener = self.svc.hub.listen(self.code)
-        try:
-            self._hold(room)
-        finally:
-            self.listener.close()
-            self.svc.beats.note(self.sid, self.tap.last_ms, self._fresh())
-            self.svc.beats.remove(self.sid)
-            self._drain()
+        # Counted only now, per device: a cap taken before the seat check would
+        # answer strangers differently while someone at their address holds.
+        with limits.hold_lease() as lease:
+            if not lease.taken:
+                return self.refuse("too_many_holds")
+            self.slot = hold_slot(self.code, self.pid)
+            if not self.svc.store.take_slot(self.slot, self.sid, self.svc.clock.now_ms(),
+                                            DEAD_MS):
+                return self.refuse("second_socket")
+            self.svc.beats.add(self.sid, self.code, self.pid, self.tap.last_ms)
+            # The room's published changes tell this hold when the server ended it;
+            # listening before the press, no change can slip between the two.
+            self.listener = self.svc.hub.listen(self.code)
+            try:
+                self._hold(room)
+            finally:
+                self.listener.close()
+                self.svc.beats.note(self.sid, self.tap.last_ms, self._fresh())
+                self.svc.beats.remove(self.sid)
+                self._drain()
 
     def _drain(self) -> None:
         """Read until the client's close frame, so the server does not take it
@@ -178,7 +185,7 @@ class HoldSession:
             if now >= next_ping:
                 self.svc.beats.check()
                 self._ping(now)
-                self._beat()
+                self.send(BEAT)
                 next_ping = now + PING_MS
                 if not self._still_holding():
                     return self._ended_by_server(runs_out)
@@ -209,12 +216,6 @@ class HoldSession:
         except (OSError, LocalProtocolError):
             pass    # the connection is closing; the watch loop sees it and lets go
         self.svc.beats.note(self.sid, self.tap.last_ms, self._fresh())
-
-    def _beat(self) -> None:
-        try:
-            self.ws.send(BEAT)
-        except ConnectionClosed:
-            pass
 
     def _my_hold(self) -> list | None:
         """[press, release] of this seat in this hold's round, as the room was last
@@ -294,8 +295,5 @@ def hold(ws, code):
         with capacity().serving("holds"):
             session.run()
     except UNAVAILABLE:   # the store is away (outage.py): say so rather than drop the socket
-        kind = "refused" if session.round is None else "released"
-        try:
-            ws.send(json.dumps({"type": kind, "reason": "unavailable"}))
-        except ConnectionClosed:
-            pass
+        session.send(type="refused" if session.round is None else "released",
+                     reason="unavailable")

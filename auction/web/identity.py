@@ -3,7 +3,10 @@
 The device token is random (192 bits) and signed with the app's secret
 (itsdangerous), so a token a client invents is not a device: it is replaced
 by a new one, and limits kept per device cannot be dodged by making up
-tokens. Only digests of tokens are ever stored or logged.
+tokens. Nor by dropping the cookie: an address gets only so many new devices
+a minute (``limits.mint``); past that a cookie-less request is served as a
+visitor without a device, who may read but not post or hold. Only digests of
+tokens are ever stored or logged.
 """
 
 from __future__ import annotations
@@ -25,8 +28,10 @@ def _signer() -> URLSafeSerializer:
     return URLSafeSerializer(current_app.config["SECRET_KEY"], salt="ta-device")
 
 
-def identify() -> None:
-    """Set ``g.device_token`` from a cookie this server signed, or to a new one."""
+def identify(mint) -> None:
+    """Set ``g.device_token`` from a cookie this server signed, or to a new one if
+    ``mint()`` allows one more for this address (else ``g.deviceless``: a throwaway
+    token that is never issued, so nothing can be kept under it)."""
     device = None
     sent = request.cookies.get(COOKIE)
     if sent:
@@ -34,8 +39,17 @@ def identify() -> None:
             device = _signer().loads(sent)
         except BadData:
             device = None
-    g.new_device = not (isinstance(device, str) and len(device) >= 32)
-    g.device_token = secrets.token_urlsafe(TOKEN_BYTES) if g.new_device else device
+    if isinstance(device, str) and len(device) >= 32:
+        g.new_device, g.deviceless, g.device_token = False, False, device
+        return
+    g.device_token = secrets.token_urlsafe(TOKEN_BYTES)
+    g.deviceless = not mint()
+    g.new_device = not g.deviceless
+
+
+def anonymous() -> None:
+    """A request refused before it is identified: it gets no device."""
+    g.new_device, g.deviceless, g.device_token = False, True, secrets.token_urlsafe(TOKEN_BYTES)
 
 
 def issue(response):
@@ -59,15 +73,21 @@ def device() -> str:
 
 
 def address() -> str:
-    """The client's address as ProxyFix found it; an IPv6 client by its /64,
-    since one phone or home may hold a whole /64."""
+    """The client's address (behind trusted proxies, as they told it: web/proxies.py).
+
+    An IPv6 client is counted by its /64, since one phone or home may hold a
+    whole /64; an IPv4 client reaching a server bound to ``[::]`` arrives as
+    ``::ffff:a.b.c.d`` and is counted as a.b.c.d (its /64 would be everyone's)."""
     addr = request.remote_addr or "unknown"
-    if ":" in addr:
-        try:
-            return str(ipaddress.ip_network(f"{addr}/64", strict=False))
-        except ValueError:
-            return addr
-    return addr
+    try:
+        ip = ipaddress.ip_address(addr)
+    except ValueError:
+        return addr
+    if ip.version == 6:
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
 
 
 def same_origin() -> bool:
@@ -75,3 +95,17 @@ def same_origin() -> bool:
     cross-site request, so allowed). Compared with the external scheme and host."""
     origin = request.headers.get("Origin")
     return origin is None or origin == request.host_url.rstrip("/")
+
+
+def cross_site() -> bool:
+    """A request another site's page made the browser send: a foreign Origin, or
+    (for what carries none, such as ``<img>`` tags) Fetch Metadata naming another
+    site. Following a link from elsewhere -- the invite in a chat app -- is a
+    top-level navigation and welcome; a frame, image, script or fetch is not."""
+    if not same_origin():
+        return True
+    if request.headers.get("Sec-Fetch-Site") not in ("cross-site", "same-site"):
+        return False
+    followed = (request.method == "GET" and request.headers.get("Sec-Fetch-Mode") == "navigate"
+                and request.headers.get("Sec-Fetch-Dest") == "document")
+    return not followed

@@ -1,8 +1,19 @@
 """Abuse limits: request rates (flask-limiter on the app's Redis) and concurrent
-connections, per client address (as ProxyFix found it) and per device.
+connections -- per device, and per client address only for what strangers do.
 
-The figures are set so that a guesser of room codes is stopped after a few
-dozen tries while a table of eight behind one home router never notices
+An address is not a person: at a party everyone shares one Wi-Fi, and on
+mobile data a carrier's NAT puts thousands of phones behind one address. So
+the limits keyed on the address count only strangers -- misses, new rooms,
+joins, posts and streams of devices without a seat in the room they name,
+and new devices themselves. A device seated in a room is no stranger there:
+none of them counts or refuses its own game traffic (its page, state, stream,
+hold socket and posts in that room), whatever else its address does. Its own
+floods meet the per-device limits, and devices cannot be made up at flood
+rates: an address gets only so many new ones (``mint``). Cross-site requests
+are refused before any of this (web/__init__.py), so they count for nothing.
+
+The figures stop a guesser of room codes after a few dozen tries per address
+and let 20 phones behind one carrier address start games in one minute
 (docs/security.md has the reasoning and the tests that show both).
 ``RATE_LIMIT_SCALE`` multiplies every figure; the test servers raise it, since
 every test device shares one loopback address.
@@ -17,9 +28,11 @@ import time
 from flask import Flask, current_app, g, request
 from flask_limiter import ApplicationLimit, Limiter
 from flask_limiter.errors import RateLimitExceeded
+from limits import parse_many
 from redis.cluster import RedisCluster
 
-from .common import services
+from ..store import NoSuchRoom
+from .common import room_code, services
 from .identity import address, device
 
 # Every endpoint that looks a room up by its code, and so could tell a guesser
@@ -28,24 +41,32 @@ LOOKUPS = {"room.room_page", "api.state", "stream.events", "actions.join", "__fl
            "results.page", "results.as_json", "results.as_csv", "screen.screen", "screen.screen_events"}
 CREATES = {"actions.create_room", "actions.create_solo"}
 
-# (limit, scope, key, which requests, counted only when the code was unknown)
-RATES = [
-    ("20/minute;100/hour", "miss", address, LOOKUPS, True),
-    ("20/minute;100/hour", "miss-device", device, LOOKUPS, True),
-    ("600/minute", "lookup", address, LOOKUPS, False),
-    ("10/minute;60/hour", "create", address, CREATES, False),
-    ("5/minute", "create-device", device, CREATES, False),
-    ("30/minute", "join", address, {"actions.join"}, False),
-    ("300/minute", "post", address, None, False),
-    ("60/10 seconds", "post-device", device, None, False),
+# (limit, scope, which requests, counted only when the code was unknown).
+# Per address, for strangers only: a device seated in the room is exempt.
+BY_ADDRESS = [
+    ("60/minute;300/hour", "miss", LOOKUPS, True),
+    ("1200/minute", "lookup", LOOKUPS, False),
+    ("60/minute;600/hour", "create", CREATES, False),
+    ("60/minute", "join", {"actions.join"}, False),
+    ("300/minute", "post", None, False),
 ]
+BY_DEVICE = [
+    ("20/minute;100/hour", "miss-device", LOOKUPS, True),
+    ("5/minute", "create-device", CREATES, False),
+    ("60/10 seconds", "post-device", None, False),
+]
+# New devices an address may be given (a cookie-less request gets one).
+MINT = "60/minute;600/hour"
 
-# Open at once, per address (config MAX_STREAMS_PER_ADDRESS, MAX_HOLDS_PER_ADDRESS):
-# event streams (a page each, and a big screen) and hold sockets (one per seat
-# at most). Held as leases in Redis, so every worker counts the same; a lease
-# a dead worker left behind runs out by itself.
+# Open at once (config MAX_STREAMS_PER_DEVICE, MAX_STREAMS_PER_ADDRESS,
+# MAX_HOLDS_PER_DEVICE): a seated player's event streams per device, everyone
+# else's per address; hold sockets per device, taken once the socket found its
+# seat, so that no refusal depends on whether anyone else holds. Held as
+# leases in Redis, so every worker counts the same; a lease a dead worker left
+# behind runs out by itself.
 STREAM_LEASE_MS = 60_000      # a stream renews its lease at every keep-alive
 HOLD_LEASE_MS = 600_000
+CAPS = ("MAX_STREAMS_PER_DEVICE", "MAX_STREAMS_PER_ADDRESS", "MAX_HOLDS_PER_DEVICE")
 
 
 def missed_room() -> None:
@@ -63,18 +84,41 @@ def _scaled(limits: str, scale: float) -> str:
 
 def _applies(endpoints: set[str] | None):
     if endpoints is None:
-        return lambda: request.method != "POST"
-    return lambda: request.endpoint not in endpoints
+        return lambda: request.method == "POST"
+    return lambda: request.endpoint in endpoints
+
+
+def seated() -> bool:
+    """Whether this device has a seat in the room the request names (asked once a request)."""
+    if "seated" not in g:
+        g.seated = _seated()
+    return g.seated
+
+
+def _seated() -> bool:
+    code = (request.view_args or {}).get("code")
+    if not code or g.get("new_device", True) or g.get("deviceless", True):
+        return False
+    try:
+        room, _ = services().rooms.load(room_code(code))
+    except NoSuchRoom:
+        return False
+    return room.seat_of(g.device_token) is not None
+
+
+def _limit(rate: str, scope: str, key, exempt, misses: bool) -> ApplicationLimit:
+    return ApplicationLimit(rate, scope=scope, key_function=key, exempt_when=exempt,
+                            deduct_when=(lambda r: g.get("missed_room", False)) if misses
+                            else None)
 
 
 def init(app: Flask, client) -> Limiter:
     """The app's limiter, storing its counters in the app's own Redis."""
     scale = app.config["RATE_LIMIT_SCALE"]
-    limits = [ApplicationLimit(_scaled(rate, scale), scope=scope, key_function=key,
-                               exempt_when=_applies(endpoints),
-                               deduct_when=(lambda r: g.get("missed_room", False)) if misses
-                               else None)
-              for rate, scope, key, endpoints, misses in RATES]
+    limits = [_limit(_scaled(rate, scale), scope, address, _for_strangers(endpoints), misses)
+              for rate, scope, endpoints, misses in BY_ADDRESS]
+    limits += [_limit(_scaled(rate, scale), scope, device, _not(_applies(endpoints)), misses)
+               for rate, scope, endpoints, misses in BY_DEVICE]
     if isinstance(client, RedisCluster):   # limits speaks the same redis+cluster:// URLs
         storage = {"storage_uri": app.config["REDIS_URL"],
                    "storage_options": {"key_prefix": "ta:limit"}}
@@ -86,10 +130,28 @@ def init(app: Flask, client) -> Limiter:
                       strategy="sliding-window-counter", **storage)
     limiter.init_app(app)
     app.extensions["auction_limiter"] = limiter
-    app.extensions["auction_caps"] = tuple(
-        max(1, round(app.config[name] * scale))
-        for name in ("MAX_STREAMS_PER_ADDRESS", "MAX_HOLDS_PER_ADDRESS"))
+    app.extensions["auction_mint"] = parse_many(_scaled(MINT, scale))
+    app.extensions["auction_caps"] = {name: max(1, round(app.config[name] * scale))
+                                      for name in CAPS}
     return limiter
+
+
+def _not(test):
+    return lambda: not test()
+
+
+def _for_strangers(endpoints: set[str] | None):
+    """Exempt unless the request is of these and comes from a device without a seat there
+    (the seat is looked up only for requests the limit is about)."""
+    applies = _applies(endpoints)
+    return lambda: not applies() or seated()
+
+
+def mint() -> bool:
+    """Whether this address may be given one more new device now (counted if so)."""
+    strategy = current_app.extensions["auction_limiter"].limiter
+    key = address()
+    return all(strategy.hit(item, "mint", key) for item in current_app.extensions["auction_mint"])
 
 
 def retry_after(exc: RateLimitExceeded) -> int:
@@ -101,15 +163,16 @@ def retry_after(exc: RateLimitExceeded) -> int:
 
 
 class Lease:
-    """One of the connections an address may have open at once. It keeps the
-    worker's services: a stream renews and drops it outside any request."""
+    """One of the connections a device or an address may have open at once. It keeps
+    the worker's services: a stream renews and drops it outside any request."""
 
-    def __init__(self, kind: str, cap: int, ttl_ms: int):
-        self.key = f"conc:{kind}:{address()}"
+    def __init__(self, key: str, cap: str, ttl_ms: int):
+        self.key = f"conc:{key}"
         self.member = secrets.token_hex(8)
         self.ttl_ms = ttl_ms
         self.svc = services()
-        self.taken = self.svc.store.take_lease(self.key, self.member, cap,
+        self.taken = self.svc.store.take_lease(self.key, self.member,
+                                               current_app.extensions["auction_caps"][cap],
                                                self.svc.clock.now_ms(), ttl_ms)
 
     def renew(self) -> None:
@@ -120,10 +183,20 @@ class Lease:
             self.taken = False
             self.svc.store.drop_lease(self.key, self.member)
 
+    def __enter__(self) -> Lease:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.drop()
+
 
 def stream_lease() -> Lease:
-    return Lease("stream", current_app.extensions["auction_caps"][0], STREAM_LEASE_MS)
+    """A seated player's stream of their room is theirs; anyone else's is the address's."""
+    if seated():
+        return Lease(f"stream-device:{device()}", "MAX_STREAMS_PER_DEVICE", STREAM_LEASE_MS)
+    return Lease(f"stream:{address()}", "MAX_STREAMS_PER_ADDRESS", STREAM_LEASE_MS)
 
 
 def hold_lease() -> Lease:
-    return Lease("hold", current_app.extensions["auction_caps"][1], HOLD_LEASE_MS)
+    """For a socket that found its seat: the device's, whoever else holds."""
+    return Lease(f"hold:{device()}", "MAX_HOLDS_PER_DEVICE", HOLD_LEASE_MS)

@@ -78,7 +78,7 @@ def serve(code: str, view_of, renderer: Renderer) -> Response:
     svc = services()
     lease = limits.stream_lease()
     if not lease.taken:
-        return error(429, "too many streams open from your address")
+        return error(429, "too many streams open at once; close a tab and try again")
     # Listen before loading, so no change can slip between the two.
     listener = svc.hub.listen(code)
     try:
