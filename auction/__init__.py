@@ -4,7 +4,6 @@ import os
 from collections.abc import Mapping
 
 from flask import Flask
-from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import web
 from .beats import Beats
@@ -15,6 +14,7 @@ from .rooms import Rooms
 from .scheduler import Scheduler
 from .connection import connect
 from .store import Store
+from .web.proxies import TrustedProxies
 
 # templates/ and static/ live at the top of the repository, beside this package.
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -39,10 +39,8 @@ def create_app(config=None) -> Flask:
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = load_secret_key(app.instance_path)
 
-    hops = app.config["PROXY_HOPS"]
-    if hops:
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops, x_host=hops,
-                                x_port=hops)
+    app.wsgi_app = TrustedProxies(app.wsgi_app, app.config["PROXY_HOPS"],
+                                  app.config["FORWARDED_ALLOW_IPS"])
 
     client = connect(app.config["REDIS_URL"], app.instance_path)
     app.extensions["auction"] = Services(client, app.config["HOLD_COMP_CAP_MS"])
