@@ -1,18 +1,44 @@
-"""The invite link as a QR code: an inline SVG string (no style attributes, so CSP-safe)."""
+"""The invite link as a QR code: an inline SVG string (no style attributes, so CSP-safe).
+
+Drawing one costs milliseconds (hundreds for a long text), so each room's is
+drawn once per worker, from the first of its pages this worker serves, and
+kept by the room's code: no request can make a page draw another.
+"""
 
 from __future__ import annotations
 
 import functools
+import threading
 import xml.etree.ElementTree as ET
+from collections import OrderedDict
 
 import qrcode
 import qrcode.image.svg
 
 _SVG = "http://www.w3.org/2000/svg"
+ROOMS_KEPT = 1024
+
+_by_room: OrderedDict[str, str] = OrderedDict()
+_lock = threading.Lock()
+
+
+def room_qr(code: str, url: str) -> str:
+    """The QR code of room ``code``'s invite ``url``, drawn once per room."""
+    with _lock:
+        svg = _by_room.get(code)
+        if svg is not None:
+            _by_room.move_to_end(code)
+            return svg
+    svg = qr_svg(url)
+    with _lock:
+        _by_room[code] = svg
+        while len(_by_room) > ROOMS_KEPT:
+            _by_room.popitem(last=False)
+    return svg
 ET.register_namespace("", _SVG)
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=16)
 def qr_svg(text: str) -> str:
     """An <svg> of ``text`` that scales to its box (the page's CSS sizes it)."""
     # The path factory draws the dark modules as one <path>; the "fill" variant

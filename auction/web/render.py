@@ -20,7 +20,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 
 from ..charts import charts as end_charts
 from ..settings import PRESETS
-from .qr import qr_svg
+from .qr import room_qr
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TEMPLATES = os.path.join(_ROOT, "templates")
@@ -201,7 +201,7 @@ def _context(view: dict, ctx: dict) -> dict:
         "code": ctx["code"],
         "csrf_token": ctx.get("csrf_token", ""),
         "invite_url": ctx.get("invite_url", ""),
-        "qr_svg": qr_svg,
+        "qr_svg": lambda url: room_qr(ctx["code"], url),
     }
 
 
@@ -225,5 +225,5 @@ def page(view: dict | None, ctx: dict, name: str = "room.html", parts=PARTS,
         return template("room_missing.html", code=ctx.get("code", ""))
     data = _context(view, ctx)
     data["parts"] = partials(view, ctx, parts, folder)
-    data["qr"] = qr_svg(data["invite_url"]) if data["invite_url"] else ""
+    data["qr"] = room_qr(ctx["code"], data["invite_url"]) if data["invite_url"] else ""
     return ENV.get_template(name).render(data)

@@ -7,7 +7,7 @@ nothing else: a running game's results would be its hidden facts.
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, g, jsonify, request
+from flask import Blueprint, Response, g, jsonify
 
 from .. import export, rules
 from ..rooms import digest
@@ -15,6 +15,7 @@ from ..store import NoSuchRoom
 from ..views import view_for
 from . import render
 from .common import room_code, services
+from .hosts import site_url
 from .respond import done, error, wants_json
 
 bp = Blueprint("results", __name__)
@@ -32,7 +33,7 @@ def final_view(code: str) -> dict | None:
 
 
 def results_url(code: str) -> str:
-    return f"{request.host_url.rstrip('/')}/r/{code}/results"
+    return f"{site_url()}/r/{code}/results"
 
 
 @bp.get("/r/<code>/results")

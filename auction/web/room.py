@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, g, request
+from flask import Blueprint, g
 
 from ..store import NoSuchRoom
 from ..views import view_for
 from . import limits, render
 from .common import csrf_token, room_code, services
+from .hosts import site_url
 
 bp = Blueprint("room", __name__)
 
@@ -15,7 +16,7 @@ bp = Blueprint("room", __name__)
 def page_context(code: str) -> dict:
     """What a room's page and its streamed parts need besides the view."""
     return {"code": code, "csrf_token": csrf_token(),
-            "invite_url": f"{request.host_url.rstrip('/')}/r/{code}"}
+            "invite_url": f"{site_url()}/r/{code}"}
 
 
 @bp.get("/r/<code>")

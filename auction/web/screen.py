@@ -10,12 +10,13 @@ a byte.
 
 from __future__ import annotations
 
-from flask import Blueprint, request
+from flask import Blueprint
 
 from ..store import NoSuchRoom
 from ..views import view_for
 from . import limits, render
 from .common import room_code, services
+from .hosts import site_url
 from .stream import Renderer, serve
 
 bp = Blueprint("screen", __name__)
@@ -24,7 +25,7 @@ PARTS = ("status", "stage", "tokens")
 
 
 def _context(code: str) -> dict:
-    return {"code": code, "invite_url": f"{request.host_url.rstrip('/')}/r/{code}"}
+    return {"code": code, "invite_url": f"{site_url()}/r/{code}"}
 
 
 @bp.get("/r/<code>/screen")
