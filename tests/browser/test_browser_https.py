@@ -92,7 +92,8 @@ http {{
 def site(redis_url):
     if not os.path.exists(NGINX):
         missing("nginx is not installed (apt-get install nginx-light)")
-    app = AppServer(redis_url, workers=2, env={"PROXY_HOPS": "1", "TA_EXPOSE_WORKER": "1"})
+    app = AppServer(redis_url, workers=2, env={"PROXY_HOPS": "1", "FORWARDED_ALLOW_IPS": PROXY_ADDRESS,
+                                                  "TA_EXPOSE_WORKER": "1"})
     proxy = Nginx(app.port)
     proxy.app = app
     yield proxy
