@@ -93,6 +93,33 @@ def test_a_guesser_at_the_table_locks_no_seated_player_out(real, redis_url):
     play_a_round(real, players)
 
 
+def test_a_newcomer_with_the_invite_link_joins_while_the_address_is_guessing(real, redis_url):
+    """Attack 1, for someone not seated yet: a guesser at the table has spent the address's
+    misses. A typed code is refused like any stranger's (the limit cannot tell a friend from
+    a guesser), but the invite link's invitation lets the newcomer in -- page, stream, join,
+    and a round -- and a made-up invitation does not."""
+    forget_counts(redis_url)
+    players = table(real, 2)
+    code = players[0].code
+    page = players[0].http.get(f"{real.url}/r/{code}", headers={"Accept": "text/html"},
+                               timeout=10).text
+    link = page.split('id="invite-url" class="invite-url" value="', 1)[1].split('"', 1)[0]
+    assert link.startswith(f"{real.url}/r/{code}?i=")
+    assert 429 in miss(real, 100)
+    newcomer = Player(real.url)
+    typed = newcomer.http.get(f"{real.url}/r/{code}", timeout=10)
+    forged = newcomer.http.get(f"{real.url}/r/{code}?i=0123456789abcdef", timeout=10)
+    assert (typed.status_code, forged.status_code) == (429, 429)
+    followed = newcomer.http.get(link, headers={"Accept": "text/html"}, timeout=10)
+    assert followed.status_code == 200
+    own = socket_stream(real, code, newcomer)       # the room's invitation, in a cookie
+    assert status_of(own) == 200
+    own.close()
+    newcomer.join(code, "Newcomer")
+    newcomer.follow()
+    play_a_round(real, [*players, newcomer])
+
+
 def test_a_foreign_page_is_refused_before_it_counts(real, redis_url):
     """Attack 1, from a web page on another site: 25 <img> tags (as Chromium sends them)
     and 30 fetches with an Origin are refused, and count against nothing."""

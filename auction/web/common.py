@@ -16,10 +16,21 @@ def services():
     return current_app.extensions["auction"]
 
 
-def csrf_token() -> str:
-    """The form token of this device: an HMAC of its device token."""
+def _mac(message: str, length: int) -> str:
     key = current_app.config["SECRET_KEY"].encode()
-    return hmac.new(key, g.device_token.encode(), hashlib.sha256).hexdigest()[:32]
+    return hmac.new(key, message.encode(), hashlib.sha256).hexdigest()[:length]
+
+
+def csrf_token() -> str:
+    """The form token of this device: an HMAC of its device token ("" before it has one)."""
+    token = g.get("device_token")
+    return _mac(token, 32) if token else ""
+
+
+def invite_token(code: str) -> str:
+    """The proof of an invitation to room ``code`` that its invite link carries: an HMAC
+    of the code, 64 bits, which no guesser of 4-letter codes can make up."""
+    return _mac(f"invite:{code}", 16)
 
 
 def room_code(code: str) -> str:

@@ -21,6 +21,7 @@ every test device shares one loopback address.
 
 from __future__ import annotations
 
+import hmac
 import math
 import secrets
 import time
@@ -32,7 +33,7 @@ from limits import parse_many
 from redis.cluster import RedisCluster
 
 from ..store import NoSuchRoom
-from .common import room_code, services
+from .common import invite_token, room_code, services
 from .identity import address, device
 
 # Every endpoint that looks a room up by its code, and so could tell a guesser
@@ -55,6 +56,8 @@ BY_DEVICE = [
     ("5/minute", "create-device", CREATES, False),
     ("60/10 seconds", "post-device", None, False),
 ]
+# The invitation a room page remembers from its invite link (web/room.py).
+INVITE_COOKIE = "ta_invite"
 # New devices an address may be given (a cookie-less request gets one).
 MINT = "60/minute;600/hour"
 
@@ -93,6 +96,24 @@ def seated() -> bool:
     if "seated" not in g:
         g.seated = _seated()
     return g.seated
+
+
+def invited() -> bool:
+    """Whether the request carries the invitation of the room it names: the invite link's
+    ``?i=``, or the cookie the room page set from it (INVITE_COOKIE, scoped to the room)."""
+    if "invited" not in g:
+        code = (request.view_args or {}).get("code", "")
+        sent = request.args.get("i") or request.cookies.get(INVITE_COOKIE) or ""
+        g.invited = bool(sent) and _is_invite(code, sent)
+    return g.invited
+
+
+def _is_invite(code: str, sent: str) -> bool:
+    try:
+        code = room_code(code)
+    except NoSuchRoom:
+        return False
+    return hmac.compare_digest(sent.encode(), invite_token(code).encode())
 
 
 def _seated() -> bool:
@@ -141,17 +162,21 @@ def _not(test):
 
 
 def _for_strangers(endpoints: set[str] | None):
-    """Exempt unless the request is of these and comes from a device without a seat there
-    (the seat is looked up only for requests the limit is about)."""
+    """Exempt unless the request is of these and comes from a stranger to the room it
+    names: a device without a seat there and without its invitation (the seat is looked
+    up only for requests the limit is about)."""
     applies = _applies(endpoints)
-    return lambda: not applies() or seated()
+    return lambda: not applies() or invited() or seated()
 
 
 def mint() -> bool:
-    """Whether this address may be given one more new device now (counted if so)."""
+    """Whether this address may be given one more new device now (counted if so). One
+    who follows an invite link always gets one: a newcomer at the table is never shut out
+    by a flood from their address, and no invitation opens anything but its room."""
     strategy = current_app.extensions["auction_limiter"].limiter
     key = address()
-    return all(strategy.hit(item, "mint", key) for item in current_app.extensions["auction_mint"])
+    fits = all(strategy.hit(item, "mint", key) for item in current_app.extensions["auction_mint"])
+    return fits or invited()
 
 
 def retry_after(exc: RateLimitExceeded) -> int:

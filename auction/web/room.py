@@ -1,22 +1,33 @@
-"""The room page: the whole page for this device, every live part included."""
+"""The room page: the whole page for this device, every live part included.
+
+Its invite link carries the room's invitation (``?i=``, common.invite_token):
+whoever follows it is no stranger to the room, and the abuse limits kept per
+address never shut them out (web/limits.py). The page keeps the invitation in
+a cookie scoped to the room, so its stream, the join and the hold carry it too.
+"""
 
 from __future__ import annotations
 
-from flask import Blueprint, g
+from flask import Blueprint, g, make_response, request
 
 from ..store import NoSuchRoom
 from ..views import view_for
-from . import limits, render
-from .common import csrf_token, room_code, services
+from . import identity, limits, render
+from .common import csrf_token, invite_token, room_code, services
 from .hosts import site_url
 
 bp = Blueprint("room", __name__)
 
+INVITE_DAYS = 2             # longer than a lobby lives
+
+
+def invite_url(code: str) -> str:
+    return f"{site_url()}/r/{code}?i={invite_token(code)}"
+
 
 def page_context(code: str) -> dict:
     """What a room's page and its streamed parts need besides the view."""
-    return {"code": code, "csrf_token": csrf_token(),
-            "invite_url": f"{site_url()}/r/{code}"}
+    return {"code": code, "csrf_token": csrf_token(), "invite_url": invite_url(code)}
 
 
 @bp.get("/r/<code>")
@@ -29,4 +40,9 @@ def room_page(code):
         limits.missed_room()
         return render.page(None, {"code": code.upper()[:8]}), 404
     view = view_for(room.game, room.seat_of(g.device_token), svc.clock.now_ms())
-    return render.page(view, page_context(code))
+    response = make_response(render.page(view, page_context(code)))
+    if request.args.get("i") and limits.invited():
+        response.set_cookie(limits.INVITE_COOKIE, request.args["i"], path=f"/r/{code}",
+                            max_age=INVITE_DAYS * 86400, httponly=True, samesite="Lax",
+                            secure=identity.secure())
+    return response

@@ -16,7 +16,7 @@ from ..store import NoSuchRoom
 from ..views import view_for
 from . import limits, render
 from .common import room_code, services
-from .hosts import site_url
+from .room import invite_url
 from .stream import Renderer, serve
 
 bp = Blueprint("screen", __name__)
@@ -25,7 +25,7 @@ PARTS = ("status", "stage", "tokens")
 
 
 def _context(code: str) -> dict:
-    return {"code": code, "invite_url": f"{site_url()}/r/{code}"}
+    return {"code": code, "invite_url": invite_url(code)}
 
 
 @bp.get("/r/<code>/screen")

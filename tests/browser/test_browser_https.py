@@ -123,7 +123,7 @@ def test_the_app_behind_nginx_sees_https_and_the_browsers_address(site, redis_ur
     assert store.load(code)[0]["game"]["grace_ms"] == fairness.longest_entry_wait(300, tls=True)
     assert store.load(direct)[0]["game"]["grace_ms"] == fairness.longest_entry_wait(300)
     page = https.get(f"{site.url}/r/{code}").text
-    assert f'value="{site.url}/r/{code}"' in page                   # the invite link is https
+    assert f'value="{site.url}/r/{code}?i=' in page                  # the invite link is https
     foreign = https.post(f"{site.url}/r/{code}/settings", json={"rounds": 2},
                          headers={"Accept": "application/json", "Origin": "https://evil.example"})
     assert foreign.status_code == 403
@@ -176,7 +176,7 @@ def test_a_phone_plays_through_nginx_over_https(site, playwright_driver, tmp_pat
         assert errors == [], errors
         cookie = next(c for c in ctx.cookies() if c["name"] == "ta_device")
         assert cookie["secure"] and cookie["httpOnly"]
-        assert page.input_value("#invite-url") == f"{site.url}/r/{code}"
+        assert page.input_value("#invite-url").startswith(f"{site.url}/r/{code}?i=")
 
         page.click("form[action$='/bots'] button[type=submit]")
         phone.players_listed(page, 2)

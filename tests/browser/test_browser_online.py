@@ -13,7 +13,7 @@ def test_host_and_guest_play_by_mouse_and_space(server, open_phone):
 
     phone.create_room(host, server.url, "Hana")
     invite = host.input_value("#invite-url")
-    assert invite.endswith(host.url.rsplit("/", 1)[1])
+    assert f"/r/{host.url.rsplit('/', 1)[1]}?i=" in invite
     assert host.locator(".qr-box svg.qr").count() == 1
     host.select_option("#bot-difficulty", "easy")
     host.click("form[action$='/bots'] button[type=submit]")
