@@ -26,7 +26,8 @@ from client import Player
 JSON = {"Accept": "application/json"}
 FIELDS = ["name", "preset", "players", "difficulty", "mode", "action", "player", "csrf_token",
           "rounds", "bank_ms", "ready_ms", "free_ms", "tie", "tie_margin_ms", "tie_rule",
-          "reveal", "own_bank", "rank_ties", "max_players", "min_players", "result_ms"]
+          "reveal", "own_bank", "rank_ties", "max_players", "min_players", "result_ms",
+          "suspense"]
 POSTS = ["/rooms", "/solo", "/r/{code}/join", "/r/{code}/settings", "/r/{code}/bots",
          "/r/{code}/kick", "/r/{code}/start", "/r/{code}/leave"]
 GETS = ["/", "/r/{code}", "/r/{code}/state", "/r/{code}/events?format={text}", "/join?code={text}",

@@ -176,6 +176,7 @@ def test_min_players_cannot_exceed_max_players():
     ("reveal", ("winner", "winning_bid", "all_bids")),
     ("own_bank", ("shown", "toggle", "hidden")),
     ("rank_ties", ("time_left", "shared")),
+    ("suspense", ("off", "on")),
 ])
 def test_choice_setting_accepts_every_choice_and_nothing_else(name, values):
     for value in values:
