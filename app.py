@@ -15,10 +15,11 @@ app = create_app()
 if __name__ == "__main__":
     import signal
 
-    import gevent
-    from gevent.pywsgi import WSGIServer
-
     import socket
+
+    import gevent
+
+    from auction.http_server import serve
 
     port = int(os.environ.get("PORT", "8000"))
     # Without TCP_NODELAY every small answer waits for the client's delayed ACK
@@ -28,7 +29,8 @@ if __name__ == "__main__":
     listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     listener.bind(("0.0.0.0", port))
     listener.listen(1024)
-    server = WSGIServer(listener, app)
+    # gevent's server with idle and header timeouts and bounded request heads.
+    server = serve(listener, app)
     # Stop cleanly on SIGTERM as on Ctrl-C, so exit handlers run and an embedded
     # Redis this process started is shut down instead of left behind.
     def stop():

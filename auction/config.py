@@ -26,6 +26,11 @@ class Config:
     HOLD_COMP_CAP_MS = int(os.environ.get("HOLD_COMP_CAP_MS", "300"))
     # Every request body is a small form post; anything larger is refused.
     MAX_CONTENT_LENGTH = 16 * 1024
+    # The hold socket's client only ever sends {"type": "release"} (19 bytes), so
+    # 1 KiB is room to spare; a larger message closes the socket with 1009 as soon
+    # as it passes the bound (simple_websocket counts it as it reads, 4 KiB at a
+    # time), instead of being gathered whole in the worker's memory.
+    SOCK_SERVER_OPTIONS = {"max_message_size": 1024}
     # Reverse proxies in front of the app whose X-Forwarded-For/-Proto/-Host/-Port
     # are trusted (werkzeug's ProxyFix): 0 when serving directly, 1 behind nginx,
     # Caddy or a platform's router. The client's address, the https scheme the

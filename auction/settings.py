@@ -89,18 +89,31 @@ class Settings:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
+# A whole number in a form: ASCII digits only (int() would take "٣" as 3, and
+# 5,000 digits raise ValueError), at most 9 (every range ends below 10**7).
+WHOLE = re.compile(r"-?[0-9]{1,9}")
+
+
+def whole_number(value) -> int | None:
+    """``value`` as a whole number (an int that is no bool, or bounded ASCII digits), or None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and WHOLE.fullmatch(value.strip()):
+        return int(value.strip())
+    return None
+
+
 def _parse(name: str, value):
     if name in CHOICES:
         if not isinstance(value, str):
             raise InvalidSettings(f"{name} must be one of {', '.join(CHOICES[name])}")
         return value
-    if isinstance(value, bool):
+    number = whole_number(value)
+    if number is None:
         raise InvalidSettings(f"{name} must be a whole number")
-    if isinstance(value, str) and re.fullmatch(r"-?\d+", value.strip()):
-        return int(value.strip())
-    if isinstance(value, int):
-        return value
-    raise InvalidSettings(f"{name} must be a whole number")
+    return number
 
 
 PRESETS = {

@@ -11,6 +11,7 @@ from functools import partial
 from flask import Blueprint, g, request
 
 from .. import rules
+from ..settings import whole_number
 from ..store import NoSuchRoom
 from ..views import view_for
 from .common import room_code, services
@@ -27,11 +28,10 @@ def _view(outcome, code: str):
 
 
 def _whole(value, name: str, low: int, high: int) -> int:
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value)
-    if type(value) is not int or not low <= value <= high:
+    number = whole_number(value)      # bounded ASCII digits: "²" and 5,000 digits are 400
+    if number is None or not low <= number <= high:
         raise rules.RuleError(f"{name} must be a whole number from {low} to {high}")
-    return value
+    return number
 
 
 @bp.post("/rooms")
