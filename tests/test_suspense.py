@@ -32,7 +32,7 @@ from client import Player
 # round ends at its release, not at the entry's close.
 BIDS_MS = (1_700, 2_600, 2_100)
 SETTINGS = {"ready_ms": 2_000, "result_ms": 2_000, "bank_ms": 30_000}
-PAUSE_MAX_MS = 3_000
+PAUSE_MAX_MS = suspense.PAUSE_MAX_MS
 ROOMS_OFF, ROOMS_ON = 2, 3
 # Chance that a fair draw fails a statistical assertion below (each).
 ALPHA = 1e-4
@@ -70,9 +70,11 @@ def play_room(url: str, bids=BIDS_MS, suspense: str | None = None) -> dict:
     gaps, tops = [], []
     for rnd in range(1, len(bids) + 1):
         spending = observer.view_arrival(lambda v: v["round"] == rnd and v["phase"] == "spending")
-        result = observer.view_arrival(lambda v: v["round"] == rnd and v["phase"] in ("result", "ended"))
+        result = observer.view_arrival(
+            lambda v: v["round"] == rnd and v["phase"] in ("result", "ended"))
         gaps.append((result - spending) * 1000)
-        tops.append(max(b for b in final["final"]["bids"][rnd - 1]["bids"].values() if b is not None))
+        bids = final["final"]["bids"][rnd - 1]["bids"].values()
+        tops.append(max(b for b in bids if b is not None))
     return {"code": code, "gaps": gaps, "tops": tops, "observer": observer, "holder": holder}
 
 
@@ -157,7 +159,8 @@ SECRET_NAMES = ("seed", "pause", "over_ms")
 def test_the_seed_and_the_pauses_reach_no_client(played, server, redis_url):
     """Every byte a client can get of a finished suspense room: the stream's views,
     the state, the results as JSON and CSV, the room page and the big screen. None
-    carries the room's secret seed, or a field that could hold a pause."""
+    carries the room's secret seed, or a field that could hold a pause. Each game
+    has a seed of its own, a rematch too."""
     _, rooms_on = played
     store = redis.Redis.from_url(redis_url)
     for room in rooms_on:
@@ -177,6 +180,14 @@ def test_the_seed_and_the_pauses_reach_no_client(played, server, redis_url):
             assert seed not in text
             for name in SECRET_NAMES:
                 assert f'"{name}"' not in text and f"{name}=" not in text, name
+    # A rematch keeps the setting and gets a seed of its own.
+    first = rooms_on[0]
+    again = first["holder"].post(f"/r/{first['code']}/rematch", expect=201).json()["code"]
+    record = json.loads(store.hget(room_key(again), "state"))
+    assert record["game"]["settings"]["suspense"] == "on"
+    seeds = {json.loads(store.hget(room_key(r["code"]), "state"))["game"]["seed"] for r in rooms_on}
+    assert len(seeds) == len(rooms_on) and len(record["game"]["seed"]) >= 32
+    assert record["game"]["seed"] not in seeds
 
 
 def ai_game(suspense: str) -> tuple:
