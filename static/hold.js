@@ -43,6 +43,7 @@
     out_this_round: "You're out this round — back next round.",
     already_holding: 'You are already holding on another screen.',
     second_socket: 'You are already holding on another screen.',
+    too_many_holds: 'This phone is already holding in other games — let go there first.',
     not_seated: 'You are not seated in this game.',
     not_started: 'The game has not started.'
   };
