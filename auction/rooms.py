@@ -15,13 +15,11 @@ import secrets
 from dataclasses import dataclass
 
 from . import bots, fairness, names, rules
+from .codes import ALPHABET, CODE_LENGTH, new_code, valid_code  # noqa: F401  (re-exported)
 from .record import Room, digest  # noqa: F401  (re-exported: the web layer names them here)
 from .rematch import table_again
 from .store import ENDED_TTL_S, LOBBY_TTL_S, PLAYING_TTL_S, NoSuchRoom, Store, hold_key
 
-# Unambiguous letters: no I/O (like 1/0), no L, no U/V pairs to misread.
-ALPHABET = "ABCDEFGHJKMNPQRSTWXYZ"
-CODE_LENGTH = 4
 RETRIES = 20
 LEASE_MS = 2_000
 # A human holder whose socket has not been heard for this long is released
@@ -34,14 +32,6 @@ ORPHAN_MS = 1_500
 
 class Conflict(RuntimeError):
     """Too many lost races in a row; the caller should answer 'try again'."""
-
-
-def new_code() -> str:
-    return "".join(secrets.choice(ALPHABET) for _ in range(CODE_LENGTH))
-
-
-def valid_code(code: str) -> bool:
-    return len(code) == CODE_LENGTH and all(c in ALPHABET for c in code)
 
 
 def hold_slot(code: str, pid: str) -> str:

@@ -7,7 +7,7 @@ import hmac
 
 from flask import current_app, g
 
-from ..rooms import valid_code
+from ..codes import valid_code
 from ..store import NoSuchRoom
 
 
