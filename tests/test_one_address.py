@@ -338,29 +338,23 @@ def test_a_long_ever_new_host_costs_nothing_and_a_bad_one_is_400(real, redis_url
 
 
 @pytest.fixture(scope="module")
-def public(redis_url):
-    srv = AppServer(redis_url, env={"PUBLIC_URL": "https://play.example.com"})
+def pinned(redis_url):
+    """A site that names its public address and the hosts it answers to."""
+    srv = AppServer(redis_url, env={"PUBLIC_URL": "https://play.example.com",
+                                    "TRUSTED_HOSTS": "127.0.0.1,play.example.com"})
     yield srv
     srv.stop()
 
 
-def test_the_invite_link_comes_from_the_configured_public_url(public):
-    host = Player(public.url)
+def test_the_invite_link_comes_from_the_configured_public_url(pinned):
+    host = Player(pinned.url)
     code = host.create("Host", "stake")
-    page = host.http.get(f"{public.url}/r/{code}", timeout=10, headers={
-        "Accept": "text/html", "Host": "evil.example"})
-    assert f"https://play.example.com/r/{code}" in page.text
-    assert "evil.example" not in page.text
+    page = host.http.get(f"{pinned.url}/r/{code}", timeout=10, headers={"Accept": "text/html"})
+    assert f'value="https://play.example.com/r/{code}?i=' in page.text
+    assert f"{pinned.url}/r/{code}" not in page.text
 
 
-@pytest.fixture(scope="module")
-def trusted_hosts(redis_url):
-    srv = AppServer(redis_url, env={"TRUSTED_HOSTS": "127.0.0.1,play.example.com"})
-    yield srv
-    srv.stop()
-
-
-def test_a_host_not_in_the_trusted_list_is_400(trusted_hosts):
-    assert requests.get(f"{trusted_hosts.url}/", timeout=10).status_code == 200
-    assert requests.get(f"{trusted_hosts.url}/", timeout=10,
+def test_a_host_not_in_the_trusted_list_is_400(pinned):
+    assert requests.get(f"{pinned.url}/", timeout=10).status_code == 200
+    assert requests.get(f"{pinned.url}/", timeout=10,
                         headers={"Host": "evil.example"}).status_code == 400
