@@ -50,18 +50,19 @@ def assert_no_traceback(server, since: int) -> None:
 class RawSocket:
     """A hold socket spoken by hand, to send one frame far larger than any client would."""
 
-    def __init__(self, player: Player):
+    def __init__(self, player: Player, extra: str = ""):
         url = urlparse(player.base)
         self.sock = socket.create_connection((url.hostname, url.port), timeout=10)
         key = base64.b64encode(os.urandom(16)).decode()
         self.sock.sendall((
             f"GET /r/{player.code}/hold HTTP/1.1\r\nHost: {url.netloc}\r\n"
             f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-            f"Sec-WebSocket-Version: 13\r\nCookie: {player.cookie}\r\n\r\n").encode())
+            f"Sec-WebSocket-Version: 13\r\nCookie: {player.cookie}\r\n{extra}\r\n").encode())
         buf = b""
         while b"\r\n\r\n" not in buf:
             buf += self.sock.recv(4096)
-        head, _, self.buf = buf.partition(b"\r\n\r\n")
+        self.head, _, self.buf = buf.partition(b"\r\n\r\n")
+        head = self.head
         assert b" 101 " in head.split(b"\r\n")[0], head
         self.sending = threading.Lock()
 
@@ -161,6 +162,19 @@ def test_an_oversized_hold_message_is_closed_with_1009_and_the_hold_released(ser
     assert (code, holding) == (1009, False), f"the worker grew by {grown:,} bytes"
     assert grown < size // 4, f"the worker grew by {grown:,} bytes"
     assert_no_traceback(server, mark)
+
+
+def test_a_hold_socket_takes_no_compression(server):
+    """A browser offers permessage-deflate; accepted, the 1 KiB bound would apply only after
+    inflating, and one 4 KiB read could grow to megabytes. The offer is declined."""
+    host, guest = lobby(server)
+    host.post(f"/r/{host.code}/settings", {"ready_ms": 10_000})
+    host.post(f"/r/{host.code}/start")
+    ws = RawSocket(guest, "Sec-WebSocket-Extensions: permessage-deflate; "
+                          "client_max_window_bits\r\n")
+    assert b"sec-websocket-extensions" not in ws.head.lower(), ws.head
+    assert ws.text() == {"type": "in"}
+    ws.sock.close()
 
 
 # -- 2. JSON and numbers: a clear 400, nothing changed, no traceback ------------------

@@ -34,6 +34,7 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' 
 STATUS = [(rules.NotAllowed, 403), (rules.WrongPhase, 409), (rules.RoomFull, 404),
           (rules.RuleError, 400)]
 
+HOLD_ENDPOINT = "__flask_sock.hold"
 NO_DEVICE = "too many new devices from your address; try again in a minute"
 
 
@@ -50,6 +51,7 @@ def register(app: Flask, client) -> None:
     limits.init(app, client)
     capacity.init(app)
     app.before_request(_guard_posts)
+    app.before_request(_plain_sockets)
     app.after_request(_finish)
     app.context_processor(lambda: {"csrf_token": csrf_token()})
     app.register_error_handler(rules.RuleError, _rule_error)
@@ -85,6 +87,14 @@ def _guard_posts():
         if not hmac.compare_digest(sent.encode(), csrf_token().encode()):
             return error(403, "the form is stale or foreign; reload the page")
     return None
+
+
+def _plain_sockets() -> None:
+    """Decline a hold socket's offer of compression (the upgrade is built from the same
+    environ): the 1 KiB bound on its messages (config SOCK_SERVER_OPTIONS) is checked after
+    inflating, and one 4 KiB read of deflated data could inflate to megabytes."""
+    if request.endpoint == HOLD_ENDPOINT:
+        request.environ.pop("HTTP_SEC_WEBSOCKET_EXTENSIONS", None)
 
 
 def _finish(response):
