@@ -48,8 +48,9 @@ class Recorder:
 
     def normalized(self) -> str:
         """The stream less what differs between two rooms by right: the code (also spelled
-        out, and drawn as a QR code) and the clock values."""
+        out, in the invite link's invitation, and drawn as a QR code) and the clock values."""
         text = self.text.replace(self.code, "CODE").replace(" ".join(self.code), "C O D E")
+        text = re.sub(r"\?i=[0-9a-f]{16}", "?i=INVITATION", text)
         return CLOCK.sub('data-deadline-ms=""', QR.sub("<svg/>", text))
 
 
