@@ -16,13 +16,20 @@ $(VENV)/.installed: pyproject.toml
 run: $(VENV)/.installed
 	$(PY) app.py
 
-# Fails when a test fails, when no test is collected (pytest exit 5),
-# or when coverage of the pure core is below COV_FAIL_UNDER.
+COV := --cov=auction.rules --cov=auction.moves --cov=auction.lobby \
+	--cov=auction.settings --cov=auction.state --cov=auction.standings \
+	--cov=auction.views --cov=auction.suspense --cov-branch
+
+# Every test: first all but the timing-sensitive ones, three at a time (pytest-xdist,
+# a file per worker: most of a test's time is waiting on servers and clocks), then
+# those alone (tests/conftest.py: TIMING), so nothing else's load moves their
+# measurements. Fails when a test fails, when either run collects no test (pytest
+# exit 5), or when coverage of the pure core is below COV_FAIL_UNDER.
 test: $(VENV)/.installed
-	$(PY) -m pytest --cov=auction.rules --cov=auction.moves --cov=auction.lobby \
-		--cov=auction.settings --cov=auction.state --cov=auction.standings \
-		--cov=auction.views --cov=auction.suspense --cov-branch \
-		--cov-report=term-missing --cov-fail-under=$(COV_FAIL_UNDER)
+	$(PY) -m pytest -n 3 --dist loadfile -m "not timing" $(COV) --cov-report= \
+		--cov-fail-under=0
+	$(PY) -m pytest -m timing $(COV) --cov-append --cov-report=term-missing \
+		--cov-fail-under=$(COV_FAIL_UNDER)
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .coverage test-artifacts

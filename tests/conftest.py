@@ -1,4 +1,9 @@
-"""Shared fixtures: a private Redis for the session, app servers on demand."""
+"""Shared fixtures: a private Redis for the session, app servers on demand.
+
+`make test` runs the suite in parallel (pytest-xdist, a file per worker), then the
+modules in TIMING alone: they measure milliseconds, fairness or a machine's load,
+and another test's load running beside them would move what they measure.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,17 @@ import pytest
 
 import client as devices
 from harness import AppServer, RedisServer
+
+
+TIMING = {"test_fairness.py", "test_timing_channel.py", "test_hold.py", "test_attacks.py",
+          "test_suspense.py", "test_load_smoke.py", "test_capacity.py", "test_clock.py",
+          "test_browser_release.py", "test_browser_feel.py"}
+
+
+def pytest_collection_modifyitems(items) -> None:
+    for item in items:
+        if item.path.name in TIMING:
+            item.add_marker(pytest.mark.timing)
 
 
 @pytest.fixture(autouse=True)
