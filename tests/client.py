@@ -219,6 +219,24 @@ class Hold:
         self.ws.shutdown()
 
 
+def hold_handshake(player: Player, extra: str = "") -> tuple[socket.socket, bytes, bytes]:
+    """Open ``player``'s hold socket by hand (``extra``: more header lines, each ending in
+    CRLF): the socket, the 101 answer's head, and whatever followed it."""
+    url = urlparse(player.base)
+    sock = socket.create_connection((url.hostname, url.port), timeout=10)
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall((
+        f"GET /r/{player.code}/hold HTTP/1.1\r\nHost: {url.netloc}\r\n"
+        f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+        f"Sec-WebSocket-Version: 13\r\nCookie: {player.cookie}\r\n{extra}\r\n").encode())
+    buf = b""
+    while b"\r\n\r\n" not in buf:
+        buf += sock.recv(4096)
+    head, _, rest = buf.partition(b"\r\n\r\n")
+    assert b" 101 " in head.split(b"\r\n")[0], head
+    return sock, head, rest
+
+
 class RawHold:
     """A hold over a bare socket that answers pings until told to fall silent:
     a phone that loses its signal mid-hold without closing anything.
@@ -228,18 +246,7 @@ class RawHold:
     look alive, or near, without answering the server."""
 
     def __init__(self, player: Player, answering: bool = True, forge_every: float | None = None):
-        url = urlparse(player.base)
-        self.sock = socket.create_connection((url.hostname, url.port), timeout=10)
-        key = base64.b64encode(os.urandom(16)).decode()
-        self.sock.sendall((
-            f"GET /r/{player.code}/hold HTTP/1.1\r\nHost: {url.netloc}\r\n"
-            f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-            f"Sec-WebSocket-Version: 13\r\nCookie: {player.cookie}\r\n\r\n").encode())
-        buf = b""
-        while b"\r\n\r\n" not in buf:
-            buf += self.sock.recv(4096)
-        head, _, self._buf = buf.partition(b"\r\n\r\n")
-        assert b" 101 " in head.split(b"\r\n")[0], head
+        self.sock, _, self._buf = hold_handshake(player)
         self.answering = answering
         self.closed = threading.Event()
         if forge_every:

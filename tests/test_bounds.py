@@ -7,19 +7,15 @@ the parser. Connections that sit idle or crawl are in test_timeouts.py.
 
 from __future__ import annotations
 
-import base64
 import json
-import os
 import re
-import socket
 import threading
 import time
-from urllib.parse import urlparse
 
 import psutil
 import pytest
 
-from client import Player
+from client import Player, hold_handshake
 
 JSON = {"Accept": "application/json"}
 LONG = "9" * 5_000                       # past Python's 4,300-digit int() limit
@@ -51,19 +47,7 @@ class RawSocket:
     """A hold socket spoken by hand, to send one frame far larger than any client would."""
 
     def __init__(self, player: Player, extra: str = ""):
-        url = urlparse(player.base)
-        self.sock = socket.create_connection((url.hostname, url.port), timeout=10)
-        key = base64.b64encode(os.urandom(16)).decode()
-        self.sock.sendall((
-            f"GET /r/{player.code}/hold HTTP/1.1\r\nHost: {url.netloc}\r\n"
-            f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-            f"Sec-WebSocket-Version: 13\r\nCookie: {player.cookie}\r\n{extra}\r\n").encode())
-        buf = b""
-        while b"\r\n\r\n" not in buf:
-            buf += self.sock.recv(4096)
-        self.head, _, self.buf = buf.partition(b"\r\n\r\n")
-        head = self.head
-        assert b" 101 " in head.split(b"\r\n")[0], head
+        self.sock, self.head, self.buf = hold_handshake(player, extra)
         self.sending = threading.Lock()
 
     def frame(self) -> tuple[int, bytes]:
