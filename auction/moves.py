@@ -145,7 +145,7 @@ class Joined:
 
 @dataclass(frozen=True)
 class Released:
-    """Event: the server ended a hold (``bank_empty``, ``round_over``, ``left``)."""
+    """Event: the server ended a hold (``bank_empty``, ``left``)."""
 
     player: str
     reason: str

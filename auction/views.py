@@ -23,7 +23,7 @@ _STYLES_SHOWN = (Phase.LOBBY, Phase.ENDED)
 
 
 def view_for(game: Game, player_id: str | None, now_ms: int) -> dict:
-    """The JSON view of PROTOCOL.md for ``player_id`` (None: a spectator)."""
+    """The JSON view of docs/protocol.md for ``player_id`` (None: a spectator)."""
     me = game.player(player_id) if player_id else None
     deadline = None
     if game.phase in _TIMED and game.phase_end_ms is not None:

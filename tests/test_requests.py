@@ -1,4 +1,4 @@
-"""The posts and reads of PROTOCOL.md against a real Redis: answers, refusals, and
+"""The posts and reads of docs/protocol.md against a real Redis: answers, refusals, and
 that a refused request changes nothing."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Literal scenarios for every rule of DESIGN.md §1: a state, one action, an assertion.
+"""Literal scenarios for every rule of docs/design.md ("The rules"): a state, one action,
+an assertion.
 
 Times in the scenarios (see ``scenario.game``): round 1 starts at 0 ms. Under the
 Time Auction preset go is at 3000 and spending starts at 8000; under Time Stake
@@ -69,7 +70,7 @@ def tokens_of(g: Game) -> dict:
     return {p.id: p.tokens for p in g.players}
 
 
-# -- presets: exactly the table of DESIGN.md §1 ------------------------------
+# -- presets: exactly the table of docs/design.md ("Settings and presets") ----
 
 
 def test_time_auction_full_preset():

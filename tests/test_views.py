@@ -1,4 +1,4 @@
-"""The projection: field names of PROTOCOL.md's view, and nothing hidden leaks.
+"""The projection: field names of docs/protocol.md's view, and nothing hidden leaks.
 
 Scenarios as in test_rules.py: round 1 starts at 0 ms; under the Time Auction
 preset go is at 3000 and spending starts at 8000.
@@ -41,7 +41,7 @@ def after_round(**changes):
     )
 
 
-# -- the fields of PROTOCOL.md ------------------------------------------------------------
+# -- the fields of docs/protocol.md --------------------------------------------------------
 
 
 def test_view_has_the_protocol_fields():

@@ -10,7 +10,7 @@ from .render import template
 
 
 def wants_json() -> bool:
-    """PROTOCOL.md: ``Accept: application/json`` gets JSON, anything else HTML."""
+    """docs/protocol.md: ``Accept: application/json`` gets JSON, anything else HTML."""
     best = request.accept_mimetypes.best_match(["text/html", "application/json"])
     return best == "application/json" and "application/json" in request.accept_mimetypes
 
