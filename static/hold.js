@@ -271,7 +271,7 @@
     if (d.round !== view.round) { note = ''; }
     if (d.bankMs !== null) bankEmpty = d.bankMs <= 0;
     var round = d.phase === 'countdown' || d.phase === 'free' || d.phase === 'spending';
-    // Reopening the page mid-round rejoins the game but sits this round out (DESIGN §4).
+    // Reopening the page mid-round rejoins the game but sits this round out (docs/design.md, "Online rooms").
     if (firstView && round && d.seated) {
       outRound = d.round;
       note = "You're out this round — back next round.";
