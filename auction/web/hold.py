@@ -74,10 +74,11 @@ class HoldSession:
         self.kernel_rtt = kernel_rtt_ms(ws.sock)
 
     def send(self, text: str | None = None, **message) -> None:
-        """Send ``text``, or ``message`` as JSON; a socket already closed gets nothing."""
+        """Send ``text``, or ``message`` as JSON; a socket already closed gets nothing (its
+        close may not have been read yet: then the write fails with a broken pipe)."""
         try:
             self.ws.send(text or json.dumps(message))
-        except ConnectionClosed:
+        except (ConnectionClosed, OSError):
             pass
 
     def refuse(self, reason: str) -> None:
