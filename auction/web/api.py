@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, g, jsonify
 
 from ..views import view_for
-from .common import room_code, services
+from .common import load_room, room_code, services
 
 bp = Blueprint("api", __name__)
 
@@ -13,5 +13,5 @@ bp = Blueprint("api", __name__)
 @bp.get("/r/<code>/state")
 def state(code):
     svc = services()
-    room, _ = svc.rooms.load(room_code(code))
+    room = load_room(room_code(code))
     return jsonify(view_for(room.game, room.seat_of(g.device_token), svc.clock.now_ms()))

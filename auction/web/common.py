@@ -33,6 +33,16 @@ def invite_token(code: str) -> str:
     return _mac(f"invite:{code}", 16)
 
 
+def load_room(code: str):
+    """Room ``code`` (canonical) as this request first loaded it: the limits may already
+    have, to find the device's seat (limits.seated). A stream or a hold socket loads its
+    own after it starts listening, so that no change slips between the two."""
+    loaded = g.get("loaded_room")
+    if loaded is None or loaded[0] != code:
+        loaded = g.loaded_room = (code, *services().rooms.load(code))
+    return loaded[1]
+
+
 def room_code(code: str) -> str:
     """The canonical code; anything that cannot be one is 'no such room'."""
     code = code.upper()

@@ -33,7 +33,7 @@ from limits import parse_many
 from redis.cluster import RedisCluster
 
 from ..store import NoSuchRoom
-from .common import invite_token, room_code, services
+from .common import invite_token, load_room, room_code, services
 from .identity import address, device
 
 # Every endpoint that looks a room up by its code, and so could tell a guesser
@@ -121,7 +121,7 @@ def _seated() -> bool:
     if not code or g.get("new_device", True) or g.get("deviceless", True):
         return False
     try:
-        room, _ = services().rooms.load(room_code(code))
+        room = load_room(room_code(code))
     except NoSuchRoom:
         return False
     return room.seat_of(g.device_token) is not None

@@ -14,7 +14,7 @@ from ..rooms import digest
 from ..store import NoSuchRoom
 from ..views import view_for
 from . import render
-from .common import room_code, services
+from .common import load_room, room_code, services
 from .hosts import site_url
 from .respond import done, error, wants_json
 
@@ -26,7 +26,7 @@ NOT_FINISHED = "the game is not finished yet: results appear when it ends"
 def final_view(code: str) -> dict | None:
     """This device's view of a finished game; None while it is still running."""
     svc = services()
-    room, _ = svc.rooms.load(room_code(code))
+    room = load_room(room_code(code))
     if room.game.phase is not rules.Phase.ENDED:
         return None
     return view_for(room.game, room.seat_of(g.device_token), svc.clock.now_ms())

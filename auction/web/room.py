@@ -13,7 +13,7 @@ from flask import Blueprint, g, make_response, request
 from ..store import NoSuchRoom
 from ..views import view_for
 from . import identity, limits, render
-from .common import csrf_token, invite_token, room_code, services
+from .common import csrf_token, invite_token, load_room, room_code, services
 from .hosts import site_url
 
 bp = Blueprint("room", __name__)
@@ -35,7 +35,7 @@ def room_page(code):
     svc = services()
     try:
         code = room_code(code)
-        room, _ = svc.rooms.load(code)
+        room = load_room(code)
     except NoSuchRoom:
         limits.missed_room()
         return render.page(None, {"code": code.upper()[:8]}), 404

@@ -15,7 +15,7 @@ from flask import Blueprint
 from ..store import NoSuchRoom
 from ..views import view_for
 from . import limits, render
-from .common import room_code, services
+from .common import load_room, room_code, services
 from .room import invite_url
 from .stream import Renderer, serve
 
@@ -32,7 +32,7 @@ def _context(code: str) -> dict:
 def screen(code):
     try:
         code = room_code(code)
-        room, _ = services().rooms.load(code)
+        room = load_room(code)
     except NoSuchRoom:
         limits.missed_room()
         return render.page(None, {"code": code.upper()[:8]}), 404
