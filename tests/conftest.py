@@ -17,7 +17,9 @@ from harness import AppServer, RedisServer
 
 TIMING = {"test_fairness.py", "test_timing_channel.py", "test_hold.py", "test_attacks.py",
           "test_suspense.py", "test_load_smoke.py", "test_capacity.py", "test_clock.py",
-          "test_browser_release.py", "test_browser_feel.py"}
+          "test_browser_release.py", "test_browser_feel.py",
+          # whole games whose every bid must be within 15 ms (games.TOLERANCE_MS)
+          "test_online.py", "test_cluster.py"}
 
 
 def pytest_collection_modifyitems(items) -> None:
