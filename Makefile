@@ -16,9 +16,9 @@ $(VENV)/.installed: pyproject.toml
 run: $(VENV)/.installed
 	$(PY) app.py
 
-COV := --cov=auction.rules --cov=auction.moves --cov=auction.lobby \
-	--cov=auction.settings --cov=auction.state --cov=auction.standings \
-	--cov=auction.views --cov=auction.suspense --cov-branch
+COV := --cov=auction.game.rules --cov=auction.game.moves --cov=auction.game.lobby \
+	--cov=auction.game.settings --cov=auction.game.state --cov=auction.game.standings \
+	--cov=auction.game.views --cov=auction.game.suspense --cov-branch
 
 # Every test: first all but the timing-sensitive ones, three at a time (pytest-xdist,
 # a file per worker: most of a test's time is waiting on servers and clocks), then

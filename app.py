@@ -8,7 +8,7 @@ monkey.patch_all()
 
 import os  # noqa: E402
 
-from auction import create_app  # noqa: E402
+from auction.web.app import create_app  # noqa: E402
 
 app = create_app()
 
@@ -19,7 +19,7 @@ if __name__ == "__main__":
 
     import gevent
 
-    from auction.http_server import serve
+    from auction.web.http_server import serve
 
     port = int(os.environ.get("PORT", "8000"))
     # Without TCP_NODELAY every small answer waits for the client's delayed ACK

@@ -3,7 +3,7 @@ starts in, and options on its command line override it.
 
 The bounds on a request's head are gunicorn's own defaults, stated here so they
 are a decision, not an accident: `python app.py` applies the same figures
-(auction/http_server.py). Every URL of the game is under 100 bytes and a
+(auction/web/http_server.py). Every URL of the game is under 100 bytes and a
 browser sends about 15 headers, so the figures leave room for any proxy's
 additions and still cap what one request can make a worker read.
 """

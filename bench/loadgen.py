@@ -21,8 +21,8 @@ from collections import Counter
 
 import aiohttp
 
-from auction.config import Config
-from auction.fairness import longest_entry_wait
+from auction.server.config import Config
+from auction.game.fairness import longest_entry_wait
 
 SETTINGS = {"ready_ms": 2000, "free_ms": 0, "result_ms": 2000, "tie": "margin",
             "tie_margin_ms": 100, "bank_ms": 600_000}

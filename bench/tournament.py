@@ -31,7 +31,9 @@ from multiprocessing import Pool
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from auction import bots, rules, views  # noqa: E402
+from auction.ai import bots  # noqa: E402
+
+from auction.game import rules, views  # noqa: E402
 
 # -- fixed reference strategies (bench only; same shape as bots.decide) -----
 

@@ -49,8 +49,8 @@ def redis_url():
 
 @pytest.fixture
 def app(redis_url):
-    from auction import create_app
-    from auction.config import TestConfig
+    from auction.web.app import create_app
+    from auction.server.config import TestConfig
 
     app = create_app({**{k: getattr(TestConfig, k) for k in dir(TestConfig) if k.isupper()},
                       "REDIS_URL": redis_url, "SCHEDULER": False})

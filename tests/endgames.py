@@ -8,7 +8,7 @@ runs out. Every state comes from ``rules.apply``; nothing is written by hand.
 
 from __future__ import annotations
 
-from auction import rules as R
+from auction.game import rules as R
 
 DRY = "dry"
 
@@ -73,8 +73,8 @@ def scenarios() -> dict[str, R.Game]:
 def plant(store, game: R.Game, seats: dict | None = None) -> str:
     """Store a finished game as a room in a real Redis, as the composer would
     have left it; returns its code. (Reading it is what the tests exercise.)"""
-    from auction.rooms import Room, new_code
-    from auction.store import ENDED_TTL_S
+    from auction.server.rooms import Room, new_code
+    from auction.server.store import ENDED_TTL_S
 
     for _ in range(20):
         code = new_code()

@@ -139,7 +139,7 @@ class AppServer:
     def _stop_embedded_redis(self) -> None:
         """Shut down an embedded Redis the app left running (it detaches from the
         app's process group, and would refuse SIGTERM once its folder is gone)."""
-        from auction.embedded import socket_path
+        from auction.server.embedded import socket_path
 
         path = socket_path(self.instance.name)
         if not os.path.exists(path):

@@ -7,7 +7,7 @@ from the settings: go at ``start + ready_ms``, spending at ``go + free_ms``.
 
 from __future__ import annotations
 
-from auction.rules import PRESETS, Game, Hold, Phase, Player, Round, RoundResult
+from auction.game.rules import PRESETS, Game, Hold, Phase, Player, Round, RoundResult
 
 AUCTION = PRESETS["auction"]  # ready 3 s, free 5 s: go at 3000, spending at 8000
 STAKE = PRESETS["stake"]      # ready 5 s, free 0 s: go and spending at 5000

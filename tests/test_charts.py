@@ -12,9 +12,9 @@ import xml.etree.ElementTree as ET
 import pytest
 
 import endgames
-from auction import charts, export
-from auction import rules as R
-from auction.views import view_for
+from auction.game import charts, export
+from auction.game import rules as R
+from auction.game.views import view_for
 
 SVG = "{http://www.w3.org/2000/svg}"
 SCENARIOS = endgames.scenarios()
@@ -162,7 +162,7 @@ def test_charts_export_and_rematch_import_only_the_standard_library_and_the_engi
     import ast
     import pathlib
 
-    from auction import rematch, series
+    from auction.game import rematch, series
 
     imported = set()
     for module in (charts, export, rematch, series):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from auction.clock import Clock
+from auction.server.clock import Clock
 
 
 class MovingStore:

@@ -14,7 +14,7 @@ import games
 from client import Player
 from harness import AppServer, RedisCluster
 
-from auction import store
+from auction.server import store
 
 
 @pytest.fixture(scope="module")

@@ -18,8 +18,8 @@ import pytest
 import redis
 import websocket
 
-from auction import fairness
-from auction.store import Store
+from auction.game import fairness
+from auction.server.store import Store
 
 from client import Hold, Player
 from proxy import Proxy

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from auction import fairness
+from auction.game import fairness
 
 CAP = 300
 

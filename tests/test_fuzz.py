@@ -52,8 +52,8 @@ bodies = st.dictionaries(keys, values, max_size=6)
 
 @pytest.fixture(scope="module")
 def fuzz_app(redis_url):
-    from auction import create_app
-    from auction.config import TestConfig
+    from auction.web.app import create_app
+    from auction.server.config import TestConfig
 
     config = {k: getattr(TestConfig, k) for k in dir(TestConfig) if k.isupper()}
     return create_app({**config, "REDIS_URL": redis_url, "SCHEDULER": False})

@@ -165,11 +165,11 @@ def test_names_of_every_script_and_the_ai_players_still_join(server):
             "looks like")
 
 
-# -- the skeletons themselves (auction/names.py, no server) ------------------------
+# -- the skeletons themselves (auction/server/names.py, no server) ------------------------
 
 
 def test_skeletons_follow_tr39_and_spare_everyday_names():
-    from auction import names
+    from auction.server import names
     assert names.skeleton("\u0410lice") == names.skeleton("Alice")          # Cyrillic A
     assert names.skeleton("AI") == names.skeleton("Al")                      # I and l
     assert names.skeleton("m") == names.skeleton("rn")
@@ -180,8 +180,9 @@ def test_skeletons_follow_tr39_and_spare_everyday_names():
 
 
 def test_every_ai_name_fits_beside_the_others_and_a_rematch_seats_the_same_names():
-    from auction import names, rules
-    from auction.rematch import table_again
+    from auction.server import names
+    from auction.game import rules
+    from auction.game.rematch import table_again
     game = rules.new_game("ABCD", "stake")
     game, _ = rules.apply(game, names.join(game, "Ann"), 0)
     for _ in rules.BOT_NAMES[:-1]:

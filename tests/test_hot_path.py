@@ -8,7 +8,7 @@ import time
 
 import redis
 
-from auction import store
+from auction.server import store
 from client import Player
 
 
@@ -56,7 +56,7 @@ def test_a_hold_costs_no_save_and_no_publish_while_nothing_changes(server, redis
 
 def _session_after_press(latest):
     """A hold session as it stands after its press was saved at version 7."""
-    from auction.hub import Listener, Published
+    from auction.server.hub import Listener, Published
     from auction.web.hold import HoldSession
     session = HoldSession.__new__(HoldSession)
     session.listener = Listener(hub=None, code="ABCD")

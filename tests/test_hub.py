@@ -9,8 +9,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import redis
 
-from auction import store
-from auction.hub import Hub
+from auction.server import store
+from auction.server.hub import Hub
 
 
 def test_rooms_whose_streams_open_together_all_hear_their_changes(redis_url):

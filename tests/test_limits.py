@@ -16,7 +16,7 @@ import redis
 import websocket
 from itsdangerous import URLSafeSerializer
 
-from auction.rooms import ALPHABET
+from auction.server.rooms import ALPHABET
 from client import Player
 from harness import AppServer
 
@@ -36,8 +36,8 @@ def forget_counts(url: str) -> None:
 @pytest.fixture
 def strict(redis_url):
     """The app in-process at its real limits."""
-    from auction import create_app
-    from auction.config import TestConfig
+    from auction.web.app import create_app
+    from auction.server.config import TestConfig
 
     forget_counts(redis_url)
     config = {k: getattr(TestConfig, k) for k in dir(TestConfig) if k.isupper()}

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from auction.rules import RuleError
-from auction.settings import InvalidSettings, PRESETS, whole_number
+from auction.game.rules import RuleError
+from auction.game.settings import InvalidSettings, PRESETS, whole_number
 from auction.web import bodies
 
 

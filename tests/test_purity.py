@@ -1,46 +1,103 @@
-"""The pure core imports nothing of Flask, Redis, gevent or the clock, and only itself within the package."""
+"""The layers, checked from their imports: web -> server -> ai -> game, never upwards.
+
+Each package of ``auction`` may import only the packages below it (relative
+imports, so the layer is in the path), and the game and the AI only the
+standard library, without the clock, I/O or randomness. Importing them loads
+nothing of Flask, Redis or gevent, and no module reaches itself through its
+imports.
+"""
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "auction"
-PURE = ["rules", "moves", "lobby", "settings", "state", "standings", "views", "bots", "hard", "people", "simple", "known", "price", "seat", "rivals",
-        "fairness", "series", "charts", "export", "rematch", "suspense"]
-FORBIDDEN = {"flask", "redis", "gevent", "time", "datetime", "requests", "jinja2", "werkzeug",
-             "socket", "threading", "os", "random"}
-# The AI players draw from a Random they are handed; nothing else may reach for randomness.
-ALLOWED_EXTRA = {"bots": {"random"}, "hard": {"random"}, "simple": {"random"}}
+LAYERS = ["game", "ai", "server", "web"]          # bottom to top
+# Standard-library modules the pure layers may not touch: the clock, I/O, threads.
+IMPURE = {"time", "datetime", "os", "socket", "threading", "random", "subprocess",
+          "pathlib", "asyncio", "sqlite3", "urllib", "http", "multiprocessing"}
+# An AI player draws from a Random it is handed (``random.Random``), never the clock.
+PURE_EXTRA = {"ai": {"random"}}
 
 
-def imports(module: str) -> tuple[set[str], set[str]]:
-    """(top-level modules imported, sibling modules imported relatively)."""
-    tree = ast.parse((PACKAGE / f"{module}.py").read_text())
+def modules(package: str) -> list[Path]:
+    return sorted((PACKAGE / package).glob("*.py"))
+
+
+def imports(path: Path) -> tuple[set[str], set[str]]:
+    """(top-level modules imported absolutely, project modules imported relatively as
+    'package.module' or 'package')."""
+    package = path.parent.name
+    tree = ast.parse(path.read_text())
     outside, inside = set(), set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             outside |= {alias.name.split(".")[0] for alias in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                inside |= {node.module} if node.module else {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level:
+            base = package if node.level == 1 else ""
+            module = ".".join(filter(None, [base, node.module or ""]))
+            if module.count(".") == 0 and node.module is None or module == package:
+                # from . import a, b: modules of the same package
+                inside |= {f"{module}.{a.name}" for a in node.names}
+            elif node.level == 2 and node.module and "." not in node.module:
+                # from ..game import rules: modules of another package
+                inside |= {f"{node.module}.{a.name}" if (PACKAGE / node.module / f"{a.name}.py").exists()
+                           else node.module for a in node.names}
             else:
-                outside.add(node.module.split(".")[0])
+                inside.add(module)
+        elif isinstance(node, ast.ImportFrom):
+            outside.add(node.module.split(".")[0])
     return outside, inside
 
 
-@pytest.mark.parametrize("module", [m for m in PURE if (PACKAGE / f"{m}.py").exists()])
-def test_the_pure_core_stays_pure(module):
-    outside, inside = imports(module)
-    assert not (outside & (FORBIDDEN - ALLOWED_EXTRA.get(module, set()))), outside
-    assert inside <= set(PURE), inside
+ALL = [(package, path) for package in LAYERS for path in modules(package)]
 
 
-def test_the_pure_core_has_no_import_circle():
-    """No pure module reaches itself through its imports (type-only imports count too)."""
-    graph = {m: imports(m)[1] & set(PURE) for m in PURE if (PACKAGE / f"{m}.py").exists()}
+def test_every_module_is_in_a_layer():
+    assert [p.name for p in PACKAGE.glob("*.py")] == ["__init__.py"]
+    assert {p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__"} \
+        == set(LAYERS)
+    assert len(ALL) > 40
+
+
+@pytest.mark.parametrize("package,path", ALL, ids=[f"{p}/{f.name}" for p, f in ALL])
+def test_a_module_imports_only_its_layer_and_those_below(package, path):
+    outside, inside = imports(path)
+    assert "auction" not in outside, "import the project relatively, so the layer shows"
+    allowed = set(LAYERS[:LAYERS.index(package) + 1])
+    upward = {m for m in inside if m.split(".")[0] not in allowed}
+    assert not upward, upward
+    if package in ("game", "ai"):
+        stdlib = set(sys.stdlib_module_names) | {"__future__"}
+        assert outside <= stdlib, outside - stdlib
+        assert not outside & (IMPURE - PURE_EXTRA.get(package, set())), outside & IMPURE
+
+
+def test_the_server_never_imports_flask():
+    for path in modules("server"):
+        outside, _ = imports(path)
+        assert not outside & {"flask", "flask_limiter", "flask_sock", "werkzeug", "jinja2"}, path
+
+
+def test_the_game_and_the_ai_load_nothing_of_the_web_or_the_store():
+    code = ("import sys, auction.game.rules, auction.game.views, auction.ai.bots, "
+            "auction.game.charts, auction.game.export\n"
+            "print(sorted(m for m in ('flask', 'redis', 'gevent', 'jinja2', 'werkzeug', "
+            "'auction.server', 'auction.web') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=PACKAGE.parent).stdout
+    assert out.strip() == "[]"
+
+
+def test_no_module_reaches_itself_through_its_imports():
+    graph = {f"{p}.{f.stem}": imports(f)[1] for p, f in ALL}
+    # "from ..server import Service" names the package: it runs server/__init__.py.
+    graph.update({p: imports(PACKAGE / p / "__init__.py")[1] for p in LAYERS})
 
     def reaches(start, node, seen):
         for nxt in graph.get(node, ()):
@@ -52,5 +109,5 @@ def test_the_pure_core_has_no_import_circle():
                     return True
         return False
 
-    circles = [m for m in graph if reaches(m, m, set())]
+    circles = [m for m in graph if m != "web" and reaches(m, m, set())]
     assert not circles, circles

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 import endgames
-from auction import rules as R
-from auction.rematch import table_again
-from auction.views import view_for
+from auction.game import rules as R
+from auction.game.rematch import table_again
+from auction.game.views import view_for
 
 
 def finished():

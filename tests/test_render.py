@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from auction import rules as R
-from auction.views import view_for
+from auction.game import rules as R
+from auction.game.views import view_for
 from auction.web import render
 from auction.web.qr import qr_svg
 

@@ -12,8 +12,8 @@ import pytest
 import redis
 import requests
 
-from auction import store
-from auction.store import ENDED_TTL_S
+from auction.server import store
+from auction.server.store import ENDED_TTL_S
 import client
 from client import Player
 

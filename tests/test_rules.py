@@ -10,8 +10,8 @@ import json
 
 import pytest
 
-from auction import suspense
-from auction.rules import (
+from auction.game import suspense
+from auction.game.rules import (
     PRESETS,
     AddBot,
     ChangeSettings,
@@ -429,7 +429,7 @@ def test_kicking_a_person_locks_the_room_and_removing_an_ai_player_does_not():
 
 
 def test_the_lock_is_kept_and_shown_to_everyone():
-    from auction.views import view_for
+    from auction.game.views import view_for
     g, _ = apply(lobby(), Lock("p1", True), 0)
     assert from_dict(to_dict(g)).locked is True
     old = to_dict(lobby())
@@ -439,7 +439,7 @@ def test_the_lock_is_kept_and_shown_to_everyone():
 
 
 def test_a_rematch_lobby_is_locked_to_all_but_the_last_table():
-    from auction.rematch import table_again
+    from auction.game.rematch import table_again
     old = lobby()
     old.phase = Phase.ENDED
     new, seats = table_again(old, {"d1": "p1", "d2": "p2"}, new_game("WXYZ"))

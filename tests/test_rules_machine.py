@@ -30,7 +30,7 @@ from hypothesis.stateful import (
     rule,
 )
 
-from auction.rules import (
+from auction.game.rules import (
     PRESETS,
     AddBot,
     ChangeSettings,
@@ -52,7 +52,7 @@ from auction.rules import (
     next_deadline,
     to_dict,
 )
-from auction.views import view_for
+from auction.game.views import view_for
 
 T0 = 1_000_000
 ROUND_PHASES = (Phase.COUNTDOWN, Phase.FREE, Phase.SPENDING)

@@ -24,8 +24,10 @@ import pytest
 import redis
 import requests
 
-from auction import bots, rules, suspense
-from auction.store import room_key
+from auction.ai import bots
+
+from auction.game import rules, suspense
+from auction.server.store import room_key
 from client import Player
 
 # Each bid is longer than the entry grace (1.2 s with the `server` fixture), so every

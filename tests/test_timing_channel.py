@@ -19,7 +19,9 @@ import pytest
 import redis
 import requests
 
-from auction import rules, store
+from auction.game import rules
+
+from auction.server import store
 from client import Player
 
 JSON = {"Accept": "application/json"}

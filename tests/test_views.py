@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from auction import suspense
-from auction.rules import Phase, Press, Release, RoundResult, Tick, apply
-from auction.views import view_for
+from auction.game import suspense
+from auction.game.rules import Phase, Press, Release, RoundResult, Tick, apply
+from auction.game.views import view_for
 from scenario import AUCTION, STAKE, game, lobby, settings
 
 SPEND = 8_000

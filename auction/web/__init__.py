@@ -18,9 +18,9 @@ import os
 from flask import Flask, current_app, g, request
 from flask_limiter.errors import RateLimitExceeded
 
-from .. import rules
-from ..rooms import Conflict
-from ..store import NoSuchRoom
+from ..game import rules
+from ..server.rooms import Conflict
+from ..server.store import NoSuchRoom
 from . import (actions, api, capacity, delivery, hold, hosts, identity, limits, outage, pages,
                results, room, screen, stream)
 from .common import csrf_token, services

@@ -10,10 +10,10 @@ from functools import partial
 
 from flask import Blueprint, g, request
 
-from .. import rules
-from ..settings import whole_number
-from ..store import NoSuchRoom
-from ..views import view_for
+from ..game import rules
+from ..game.settings import whole_number
+from ..server.store import NoSuchRoom
+from ..game.views import view_for
 from .common import room_code, services
 from .respond import done, form, text
 

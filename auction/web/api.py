@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, g, jsonify
 
-from ..views import view_for
+from ..game.views import view_for
 from .common import load_room, room_code, services
 
 bp = Blueprint("api", __name__)

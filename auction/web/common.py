@@ -7,8 +7,8 @@ import hmac
 
 from flask import current_app, g
 
-from ..codes import valid_code
-from ..store import NoSuchRoom
+from ..server.codes import valid_code
+from ..server.store import NoSuchRoom
 
 
 def services():

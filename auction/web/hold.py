@@ -9,7 +9,7 @@ timestamps every frame the client sends, so a client that vanishes without
 closing is released at the last moment it was known alive, within a second.
 The pings also measure the player's round trip, kept per seat in the store;
 releases are compensated by it and late presses given an entry grace, by the
-formulas of ``auction.fairness`` (the model: docs/fairness.md).
+formulas of ``auction.game.fairness`` (the model: docs/fairness.md).
 A holder's bank runs out at a moment known in advance, so the socket wakes
 for it itself and ends the hold on time.
 """
@@ -26,9 +26,9 @@ from simple_websocket import ConnectionClosed
 from wsproto.events import Ping
 from wsproto.utilities import LocalProtocolError
 
-from .. import fairness, rules
-from ..rooms import hold_slot
-from ..store import UNAVAILABLE, NoSuchRoom
+from ..game import fairness, rules
+from ..server.rooms import hold_slot
+from ..server.store import UNAVAILABLE, NoSuchRoom
 from . import limits
 from .capacity import capacity
 from .common import room_code, services

@@ -32,7 +32,7 @@ from flask_limiter.errors import RateLimitExceeded
 from limits import parse_many
 from redis.cluster import RedisCluster
 
-from ..store import NoSuchRoom
+from ..server.store import NoSuchRoom
 from .common import invite_token, load_room, room_code, services
 from .identity import address, device
 

@@ -18,8 +18,8 @@ import os
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
-from ..charts import charts as end_charts
-from ..settings import PRESETS
+from ..game.charts import charts as end_charts
+from ..game.settings import PRESETS
 from .qr import room_qr
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

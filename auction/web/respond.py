@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import jsonify, redirect, request
 
-from ..rules import RuleError
+from ..game.rules import RuleError
 from . import bodies
 from .render import template
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, g, jsonify
 
-from .. import export, rules
-from ..rooms import digest
-from ..store import NoSuchRoom
-from ..views import view_for
+from ..game import export, rules
+from ..server.rooms import digest
+from ..server.store import NoSuchRoom
+from ..game.views import view_for
 from . import render
 from .common import load_room, room_code, services
 from .hosts import site_url

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from flask import Blueprint, g, make_response, request
 
-from ..store import NoSuchRoom
-from ..views import view_for
+from ..server.store import NoSuchRoom
+from ..game.views import view_for
 from . import identity, limits, render
 from .common import csrf_token, invite_token, load_room, room_code, services
 from .hosts import site_url

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from flask import Blueprint
 
-from ..store import NoSuchRoom
-from ..views import view_for
+from ..server.store import NoSuchRoom
+from ..game.views import view_for
 from . import limits, render
 from .common import load_room, room_code, services
 from .room import invite_url

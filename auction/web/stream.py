@@ -15,7 +15,7 @@ import time
 
 from flask import Blueprint, Response, g, request
 
-from ..views import view_for
+from ..game.views import view_for
 from . import limits, render
 from .capacity import capacity
 from .common import room_code, services

@@ -19,8 +19,8 @@ import redis
 import requests
 import websocket
 
-from auction import fairness
-from auction.store import Store
+from auction.game import fairness
+from auction.server.store import Store
 
 import phone
 from conftest import CHROMIUM, missing

@@ -10,7 +10,7 @@ import redis
 
 import endgames
 import phone
-from auction.store import Store
+from auction.server.store import Store
 
 
 @pytest.fixture(scope="module")

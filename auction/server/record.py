@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
-from . import rules
+from ..game import rules
 
 # While humans hold, the room is looked at this often for silent sockets. The
 # look is only for a socket whose worker died with it (a live worker ends a

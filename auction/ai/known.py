@@ -1,15 +1,15 @@
 """What one seat expects of each other player's bid before it has seen any of it.
 
-Pure and standard library only (the hard AI in ``auction.hard`` uses it). Every
+Pure and standard library only (the hard AI in ``auction.ai.hard`` uses it). Every
 screen shows which seats are AI players and of what difficulty (their styles
 stay hidden until the game ends), and the AI rule book is public (docs/ai.md):
 so a player who knows how an "easy" or "medium" seat bids may expect it to bid
-that way. This module writes that rule book (``auction.simple``) as a chance:
+that way. This module writes that rule book (``auction.ai.simple``) as a chance:
 the chance that a seat's bid this round is below b, averaged over the three
 styles it may have. A hard AI, a human or a seat of unknown kind is expected
 to bid from the all-pay equilibrium at the fair price -- the one expectation
 no single strategy gains against -- until its bids say otherwise
-(``auction.price``).
+(``auction.ai.price``).
 """
 
 from __future__ import annotations

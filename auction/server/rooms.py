@@ -14,10 +14,12 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
-from . import bots, fairness, names, rules
+from ..ai import bots
+from ..game import fairness, rules
+from . import names
 from .codes import ALPHABET, CODE_LENGTH, new_code, valid_code  # noqa: F401  (re-exported)
 from .record import Room, digest  # noqa: F401  (re-exported: the web layer names them here)
-from .rematch import table_again
+from ..game.rematch import table_again
 from .store import ENDED_TTL_S, LOBBY_TTL_S, PLAYING_TTL_S, NoSuchRoom, Store, hold_key
 
 RETRIES = 20

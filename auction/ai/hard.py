@@ -2,7 +2,7 @@
 bids that have been paying.
 
 Pure and standard library only (``random`` is only the generator it is handed).
-``auction.bots`` calls :func:`hard` as the "hard" policy.
+``auction.ai.bots`` calls :func:`hard` as the "hard" policy.
 
 *The equilibrium.* With ``n`` players each spending a pace ``t`` a round, a bid
 drawn as V * u ** (n - 1) (u uniform, V = n * t) leaves a rival nothing to gain
@@ -15,10 +15,10 @@ seed for the game it shuffles the rounds' strata (round r draws u from
 range, big bids and small, in an order no one can read, and it sizes V so that
 what it expects to spend in the rounds left is exactly its bank.
 
-*The lean.* ``auction.price`` estimates from this seat's own history (and the
+*The lean.* ``auction.ai.price`` estimates from this seat's own history (and the
 reveals) the chance G(b) that a bid b beats everyone else; before it has seen
 anything, what it expects of each labelled AI seat from the public rule book
-(``auction.known``). The seat weighs each bid by exp(LEAN * (G(b) - lam * b / t)),
+(``auction.ai.known``). The seat weighs each bid by exp(LEAN * (G(b) - lam * b / t)),
 with lam set so its expected bid stays t: against a table that bids less than
 the equilibrium it wins tokens for less; against one that bids more it steps
 aside and keeps its time for later. At the equilibrium itself the weights are
@@ -39,7 +39,7 @@ to it having spent its bank before; and where more time left breaks a tie on tok
 each seat keeps back an amount of its bank no one can read (``tie_keep``).
 
 *Playing people.* At a table of mostly players whose play it cannot know, and no
-other hard AI, it reads the table as a player would (``auction.people``).
+other hard AI, it reads the table as a player would (``auction.ai.people``).
 docs/ai.md tells how it plays and how well.
 """
 

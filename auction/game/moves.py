@@ -2,7 +2,7 @@
 
 Standard library only. Each action is a frozen dataclass handed to
 ``rules.apply``; each event is what an action caused. Everything here is
-re-exported by ``auction.rules``, so callers speak to the rules in one place.
+re-exported by ``auction.game.rules``, so callers speak to the rules in one place.
 """
 
 from __future__ import annotations

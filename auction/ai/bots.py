@@ -15,15 +15,15 @@ seed alone and the caller keeps no AI state between rounds.
 
 Difficulties:
 
-* easy (``auction.simple``) spends without a plan: a random share of whatever
+* easy (``auction.ai.simple``) spends without a plan: a random share of whatever
   is left, whatever the round;
-* medium (``auction.simple``) paces its bank: what is left, spread over the
+* medium (``auction.ai.simple``) paces its bank: what is left, spread over the
   rounds it still expects to enter;
-* hard (``auction.hard``) bids from the all-pay equilibrium, dealt over the
+* hard (``auction.ai.hard``) bids from the all-pay equilibrium, dealt over the
   game so that its bank lasts, leaning toward the bids that have been paying
-  (``auction.price``: what a token has been selling for; ``auction.known``:
+  (``auction.ai.price``: what a token has been selling for; ``auction.ai.known``:
   what the public rule book says the easy and medium seats bid) and answering
-  a leader who runs away (``auction.rivals``).
+  a leader who runs away (``auction.ai.rivals``).
 
 Styles change how often a seat enters and how big it bids: aggressive enters
 most rounds, patient skips more and bids bigger, random varies both. How they
@@ -35,7 +35,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from . import rules, views
+from ..game import rules, views
 from .hard import hard
 from .simple import easy, medium
 from .seat import Seat, own_bank, read_seat  # noqa: F401  (part of the bots interface)
@@ -68,7 +68,7 @@ def decide(view: dict, rng: random.Random, *, difficulty: str, style: str,
     """The plan for this round of the seat whose ``view`` this is.
 
     ``game_seed`` is the seat's own seed for the whole game (the same every
-    round): the hard AI deals its rounds' strata from it (``auction.hard``).
+    round): the hard AI deals its rounds' strata from it (``auction.ai.hard``).
     """
     if difficulty not in POLICIES:
         raise ValueError(f"difficulty must be one of {', '.join(POLICIES)}")

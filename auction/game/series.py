@@ -1,6 +1,6 @@
 """A finished game's per-round series, from its final view. Pure: no Flask, no Redis.
 
-The charts (``auction.charts``) and the CSV export (``auction.export``) both read
+The charts (``auction.game.charts``) and the CSV export (``auction.game.export``) both read
 these: each player's bid, win, bank and tokens round by round, and the look
 (colour, dash pattern, marker) that marks the player in every chart.
 

@@ -1,6 +1,6 @@
 """How the hard AI plays at a table of people: reading the table as a player would.
 
-Pure and standard library only (``auction.hard`` uses it). At a table of mostly
+Pure and standard library only (``auction.ai.hard`` uses it). At a table of mostly
 players whose play it cannot know, and no other hard AI (``among``), the hard AI's
 equilibrium draw is only where it starts:
 

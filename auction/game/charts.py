@@ -17,7 +17,7 @@ more code than these three charts. Colours here are presentation attributes
 the charts scale to the screen.
 
 Colours, dash patterns and markers per player come with the series
-(``auction.series``).
+(``auction.game.series``).
 """
 
 from __future__ import annotations

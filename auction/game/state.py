@@ -1,6 +1,6 @@
 """The state of one room's game: plain dataclasses, and their JSON form.
 
-Standard library only. The rules engine (``auction.rules``) is the only code
+Standard library only. The rules engine (``auction.game.rules``) is the only code
 that changes a ``Game``; ``to_dict``/``from_dict`` are how the store keeps it.
 """
 

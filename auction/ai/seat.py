@@ -1,7 +1,7 @@
 """What an AI seat knows: the facts a policy reads from its own seat's view.
 
-Pure and standard library only. ``auction.bots`` (the policies) and the hard
-AI's modules (``auction.hard``, ``people``, ``price``, ``rivals``, ``known``) all
+Pure and standard library only. ``auction.ai.bots`` (the policies) and the hard
+AI's modules (``auction.ai.hard``, ``people``, ``price``, ``rivals``, ``known``) all
 read a :class:`Seat`; it lives here so that none of them imports ``bots`` for it.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import rules
+from ..game import rules
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """The easy and medium AI players: two policies without a plan of the table.
 
 Pure and standard library only (``random`` is only the generator each is
-handed). ``auction.bots`` seats them; ``auction.known`` reads their rule book
+handed). ``auction.ai.bots`` seats them; ``auction.ai.known`` reads their rule book
 back, because a player who knows which seats are "easy" and "medium" knows
 how those seats bid (the rule book is public: docs/ai.md).
 """

@@ -1,0 +1,51 @@
+"""The Flask application factory: the composition root. Wiring only, no game logic.
+
+It builds the worker's one ``Service`` (auction.server) on a Redis client and
+registers the web layer on top of it; nothing below the web layer knows Flask.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from flask import Flask
+
+from ..server import Service, connect
+from ..server.config import Config, load_secret_key
+from . import register
+from .proxies import TrustedProxies
+
+# templates/ and static/ live at the top of the repository, beside the package.
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def create_app(config=None) -> Flask:
+    """Build the app from Config, overridden by a config class/object or a dict."""
+    app = Flask(
+        "auction",
+        template_folder=os.path.join(_ROOT, "templates"),
+        static_folder=os.path.join(_ROOT, "static"),
+        # The embedded Redis and the secret key live here; INSTANCE_PATH moves them.
+        instance_path=os.environ.get("INSTANCE_PATH") or None,
+    )
+    app.config.from_object(Config)
+    if isinstance(config, Mapping):
+        app.config.update(config)
+    elif config is not None:
+        app.config.from_object(config)
+
+    os.makedirs(app.instance_path, exist_ok=True)
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = load_secret_key(app.instance_path)
+
+    app.wsgi_app = TrustedProxies(app.wsgi_app, app.config["PROXY_HOPS"],  # type: ignore[method-assign]
+                                  app.config["FORWARDED_ALLOW_IPS"])
+
+    client = connect(app.config["REDIS_URL"], app.instance_path)
+    service = Service(client, app.config["HOLD_COMP_CAP_MS"])
+    app.extensions["auction"] = service
+    register(app, client)
+    if app.config["SCHEDULER"]:
+        service.scheduler.start()
+    return app
