@@ -20,8 +20,9 @@ COV := --cov=auction.game.rules --cov=auction.game.moves --cov=auction.game.lobb
 	--cov=auction.game.settings --cov=auction.game.state --cov=auction.game.standings \
 	--cov=auction.game.views --cov=auction.game.suspense --cov-branch
 
-# The type check (pyproject.toml: strict on the game and the AI), then every test: first all but the timing-sensitive ones, three at a time (pytest-xdist,
-# a file per worker: most of a test's time is waiting on servers and clocks), then
+# The type check (pyproject.toml: strict on the game and the AI), then every test:
+# first all but the timing-sensitive ones, three at a time (pytest-xdist, a file
+# per worker: most of a test's time is waiting on servers and clocks), then
 # those alone (tests/conftest.py: TIMING), so nothing else's load moves their
 # measurements. Fails when a test fails, when either run collects no test (pytest
 # exit 5), or when coverage of the pure core is below COV_FAIL_UNDER.
@@ -32,8 +33,9 @@ test: $(VENV)/.installed
 	$(PY) -m pytest -m timing $(COV) --cov-append --cov-report=term-missing \
 		--cov-fail-under=$(COV_FAIL_UNDER)
 
-# The edit-test loop: the type check, the pure core and the requests answered in-process, two at a time,
-# with the pure core's coverage (about half a minute). `make test` runs everything.
+# The edit-test loop: the type check, then the pure core and the requests answered
+# in-process, two at a time, with the pure core's coverage (about half a minute).
+# `make test` runs everything.
 CHECK := tests/test_rules.py tests/test_views.py tests/test_rules_machine.py \
 	tests/test_bots.py tests/test_charts.py tests/test_numbers.py tests/test_purity.py \
 	tests/test_rematch.py tests/test_render.py tests/test_smoke.py tests/test_requests.py \
