@@ -36,7 +36,7 @@ test: $(VENV)/.installed
 # The edit-test loop: the type check, then the pure core and the requests answered
 # in-process, two at a time, with the pure core's coverage (about half a minute).
 # `make test` runs everything.
-CHECK := tests/test_rules.py tests/test_views.py tests/test_rules_machine.py \
+CHECK := $(wildcard tests/test_rules_*.py) tests/test_views.py \
 	tests/test_bots.py tests/test_charts.py tests/test_numbers.py tests/test_purity.py \
 	tests/test_rematch.py tests/test_render.py tests/test_smoke.py tests/test_requests.py \
 	tests/test_fairness_model.py tests/test_results.py tests/test_hot_path.py

@@ -1,7 +1,7 @@
 """The projection: field names of docs/protocol.md's view, and nothing hidden leaks.
 
-Scenarios as in test_rules.py: round 1 starts at 0 ms; under the Time Auction
-preset go is at 3000 and spending starts at 8000.
+Scenarios as in the rules tests (rules_helpers.py): round 1 starts at 0 ms; under
+the Time Auction preset go is at 3000 and spending starts at 8000.
 """
 
 import json
