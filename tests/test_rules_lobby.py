@@ -1,6 +1,5 @@
 """The rules of docs/design.md ("The rules"), scenario by scenario: the lobby: joining,
-leaving, kicking, the host, the lock, names, AI players, and the refusals `check`
-decides from the stored room.
+leaving, kicking, the host, the lock, and names that draw nothing.
 
 A literal state, one action, an assertion (times: ``rules_helpers``).
 """
@@ -9,7 +8,6 @@ import pytest
 
 from auction.game.rules import (
     AddBot,
-    ChangeSettings,
     Join,
     Joined,
     Kick,
@@ -18,13 +16,9 @@ from auction.game.rules import (
     NameTaken,
     NotAllowed,
     Phase,
-    Press,
-    Release,
-    RemoveBot,
     RoomFull,
     RoomLocked,
     RuleError,
-    Start,
     Tick,
     WrongPhase,
     apply,
@@ -266,107 +260,3 @@ def test_a_name_of_marks_alone_is_refused_and_a_name_of_any_script_or_sign_is_no
     for name in ("Zo\u00eb", "\u674e\u96f7", "\u0410\u043d\u044f", "\U0001f600", "?", "42"):
         g, _ = apply(new_game("ABCD"), Join(name), 0)
         assert g.player("p1").name == name
-
-
-def test_host_adds_an_ai_player():
-    g, events = apply(lobby("p1", "p2"), AddBot("p1", "hard"), 0)
-    bot = g.players[-1]
-    assert (bot.id, bot.name, bot.bot, bot.difficulty, bot.style) == (
-        "b3", "Ada", True, "hard", "aggressive")
-    assert events == [Joined("b3")]
-
-
-def test_ai_players_take_turns_at_three_styles_and_names():
-    g = lobby("p1")
-    for _ in range(4):
-        g, _ = apply(g, AddBot("p1"), 0)
-    bots = g.players[1:]
-    assert [b.style for b in bots] == ["aggressive", "patient", "random", "aggressive"]
-    assert [b.name for b in bots] == ["Ada", "Boole", "Curie", "Dirac"]
-    assert {b.difficulty for b in bots} == {"medium"}
-
-
-def test_ai_player_names_skip_names_already_taken():
-    g = game("lobby", [player("p1", "Ada")])
-    g, _ = apply(g, AddBot("p1"), 0)
-    assert g.players[-1].name == "Boole"
-
-
-def test_no_ai_player_joins_when_every_seat_is_taken_by_the_ai_names():
-    names = ["Ada", "Boole", "Curie", "Dirac", "Euler", "Fermi", "Gauss", "Hopper"]
-    g = game("lobby", [player(f"p{i}", n) for i, n in enumerate(names, 1)], settings=STAKE)
-    with pytest.raises(RoomFull):
-        apply(g, AddBot("p1"), 0)
-
-
-def test_only_the_host_adds_ai_players():
-    with pytest.raises(NotAllowed):
-        apply(lobby(), AddBot("p2"), 0)
-
-
-def test_ai_player_difficulty_must_be_known():
-    with pytest.raises(RuleError, match="^difficulty must be one of easy, medium, hard$"):
-        apply(lobby(), AddBot("p1", "expert"), 0)
-
-
-def test_ai_player_cannot_join_a_full_room():
-    g = lobby(*[f"p{i}" for i in range(1, 8)])
-    with pytest.raises(RoomFull):
-        apply(g, AddBot("p1"), 0)
-
-
-def test_ai_players_are_not_added_during_a_game():
-    with pytest.raises(WrongPhase):
-        apply(game("countdown"), AddBot("p1"), 1_000)
-
-
-def test_remove_bot_removes_the_last_ai_player_added():
-    g, _ = apply(lobby("p1", "b2", "b3", bots=("b2", "b3")), RemoveBot("p1"), 0)
-    assert [p.id for p in g.players] == ["p1", "b2"]
-
-
-def test_remove_bot_removes_the_named_ai_player():
-    g, _ = apply(lobby("p1", "b2", "b3", bots=("b2", "b3")), RemoveBot("p1", "b2"), 0)
-    assert [p.id for p in g.players] == ["p1", "b3"]
-
-
-def test_remove_bot_refuses_a_human():
-    with pytest.raises(RuleError, match="^no such AI player$"):
-        apply(lobby("p1", "p2", "b3", bots=("b3",)), RemoveBot("p1", "p2"), 0)
-
-
-def test_remove_bot_without_ai_players_is_refused():
-    with pytest.raises(RuleError, match="^no such AI player$"):
-        apply(lobby(), RemoveBot("p1"), 0)
-
-
-def test_only_the_host_removes_ai_players():
-    with pytest.raises(NotAllowed):
-        apply(lobby("p1", "p2", "b3", bots=("b3",)), RemoveBot("p2"), 0)
-
-
-def test_ai_players_are_not_removed_during_a_game():
-    with pytest.raises(WrongPhase):
-        apply(game("countdown", ("p1", "p2", "b3"), bots=("b3",)), RemoveBot("p1"), 1_000)
-
-
-# -- check: refusals decided from the stored room, before anything else ------------
-
-
-@pytest.mark.parametrize("action", [Start("p2"), Kick("p2", "p3"), AddBot("p2"), RemoveBot("p2"),
-                                    ChangeSettings("p2", {"rounds": 3})])
-def test_check_refuses_host_actions_by_anyone_else(action):
-    with pytest.raises(NotAllowed):
-        check(lobby(), action)
-
-
-@pytest.mark.parametrize("action", [Start("p1"), AddBot("p1"), Join("Late")])
-def test_check_refuses_lobby_actions_once_the_game_is_on(action):
-    with pytest.raises(WrongPhase):
-        check(game("spending", holds={"p2": 0}), action)
-
-
-@pytest.mark.parametrize("action", [Start("p1"), Join("Dee"), Press("p2"), Release("p2"),
-                                    Leave("p3"), Tick()])
-def test_check_lets_through_what_only_apply_can_judge(action):
-    assert check(lobby(), action) is None

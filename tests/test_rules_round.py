@@ -1,5 +1,5 @@
-"""The rules of docs/design.md ("The rules"), scenario by scenario: a round's start:
-starting a game, the countdown (pressing in, letting go), go and the free window.
+"""The rules of docs/design.md ("The rules"), scenario by scenario: a round's opening:
+the countdown (pressing in, letting go), go and the free window.
 
 A literal state, one action, an assertion (times: ``rules_helpers``).
 """
@@ -7,88 +7,19 @@ A literal state, one action, an assertion (times: ``rules_helpers``).
 import pytest
 
 from auction.game.rules import (
-    PRESETS,
     Hold,
-    NotAllowed,
     Phase,
     PhaseChanged,
     Press,
     PressRefused,
     Release,
-    Round,
     RoundEnded,
     RoundResult,
-    Start,
     Tick,
-    WrongPhase,
     apply,
 )
-from rules_helpers import SPEND, bids_of, banks_of, tokens_of
+from rules_helpers import SPEND, bids_of, banks_of
 from scenario import STAKE, game, lobby
-
-
-# -- start -----------------------------------------------------------------------
-
-
-def test_start_deals_full_banks_and_opens_the_first_countdown():
-    g, events = apply(lobby(), Start("p1"), 1_000)
-    assert g.phase is Phase.COUNTDOWN
-    assert (g.round, g.phase_end_ms) == (1, 4_000)
-    assert g.current == Round(1, 1_000, 4_000, 9_000, {})
-    assert banks_of(g) == {"p1": 600_000, "p2": 600_000, "p3": 600_000}
-    assert tokens_of(g) == {"p1": 0, "p2": 0, "p3": 0}
-    assert events == [PhaseChanged(Phase.COUNTDOWN, 1_000)]
-
-
-def test_quick_game_deals_three_minutes():
-    g, _ = apply(lobby(settings=PRESETS["quick"]), Start("p1"), 0)
-    assert set(banks_of(g).values()) == {180_000}
-
-
-def test_time_auction_needs_three_players():
-    with pytest.raises(WrongPhase, match="^this game needs 3–7 players$"):
-        apply(lobby("p1", "p2"), Start("p1"), 0)
-
-
-def test_time_auction_refuses_eight_players():
-    g = lobby(*[f"p{i}" for i in range(1, 9)])
-    with pytest.raises(WrongPhase, match="^this game needs 3–7 players$"):
-        apply(g, Start("p1"), 0)
-
-
-def test_time_stake_starts_with_two_players():
-    g, _ = apply(lobby("p1", "p2", settings=STAKE), Start("p1"), 0)
-    assert g.phase is Phase.COUNTDOWN
-
-
-def test_time_stake_needs_two_players():
-    with pytest.raises(WrongPhase, match="^this game needs 2–8 players$"):
-        apply(lobby("p1", settings=STAKE), Start("p1"), 0)
-
-
-def test_time_stake_starts_with_eight_players():
-    g, _ = apply(lobby(*[f"p{i}" for i in range(1, 9)], settings=STAKE), Start("p1"), 0)
-    assert len(g.players) == 8 and g.phase is Phase.COUNTDOWN
-
-
-def test_ai_players_count_towards_the_players():
-    g, _ = apply(lobby("p1", "b2", "b3", bots=("b2", "b3")), Start("p1"), 0)
-    assert g.phase is Phase.COUNTDOWN
-
-
-def test_only_the_host_starts():
-    with pytest.raises(NotAllowed, match="^only the host can do that$"):
-        apply(lobby(), Start("p2"), 0)
-
-
-def test_a_hostless_lobby_cannot_start():
-    with pytest.raises(NotAllowed):
-        apply(lobby("b1", "b2", "b3", host=None, bots=("b1", "b2", "b3")), Start("b1"), 0)
-
-
-def test_start_during_a_game_is_refused():
-    with pytest.raises(WrongPhase, match="already started"):
-        apply(game("countdown"), Start("p1"), 1_000)
 
 
 # -- the countdown: pressing in, letting go ---------------------------------------

@@ -1,23 +1,13 @@
-"""The rules of docs/design.md ("The rules"), scenario by scenario: the presets, every
-setting's range and choice, and changing settings in the lobby.
+"""The rules of docs/design.md ("The rules"), scenario by scenario: the presets, and
+every setting's range and choice.
 
 A literal state, one action, an assertion (times: ``rules_helpers``).
 """
 
 import pytest
 
-from auction.game.rules import (
-    PRESETS,
-    ChangeSettings,
-    InvalidSettings,
-    NotAllowed,
-    Phase,
-    Settings,
-    WrongPhase,
-    apply,
-    new_game,
-)
-from scenario import AUCTION, game, lobby, settings
+from auction.game.rules import PRESETS, InvalidSettings, Phase, Settings, new_game
+from scenario import AUCTION
 
 
 # -- presets: exactly the table of docs/design.md ("Settings and presets") ----
@@ -186,58 +176,3 @@ def test_settings_to_dict_names_every_setting():
         "rounds", "bank_ms", "ready_ms", "free_ms", "tie", "tie_margin_ms", "tie_rule",
         "reveal", "own_bank", "rank_ties", "min_players", "max_players", "result_ms",
         "suspense"}
-
-
-# -- changing settings in the lobby ---------------------------------------------
-
-
-def test_host_changes_settings():
-    g, _ = apply(lobby(), ChangeSettings("p1", {"rounds": "7", "reveal": "all_bids"}), 0)
-    assert (g.settings.rounds, g.settings.reveal) == (7, "all_bids")
-    assert g.settings.bank_ms == AUCTION.bank_ms
-
-
-def test_only_the_host_changes_settings():
-    with pytest.raises(NotAllowed):
-        apply(lobby(), ChangeSettings("p2", {"rounds": 7}), 0)
-
-
-def test_settings_cannot_change_during_a_game():
-    with pytest.raises(WrongPhase):
-        apply(game("countdown"), ChangeSettings("p1", {"rounds": 7}), 1_000)
-
-
-def test_a_preset_key_resets_to_that_preset():
-    g = lobby(settings=settings(rounds=5, reveal="all_bids"))
-    g, _ = apply(g, ChangeSettings("p1", {"preset": "quick"}), 0)
-    assert g.settings == PRESETS["quick"]
-
-
-def test_a_preset_key_applies_the_other_changes_on_top():
-    changes = {"tie_rule": "all", "rank_ties": "shared", "reveal": "all_bids"}
-    g, _ = apply(lobby(), ChangeSettings("p1", {"preset": "stake", **changes}), 0)
-    assert g.settings == PRESETS["stake"].changed(changes)
-    assert (g.settings.tie, g.settings.tie_rule, g.settings.reveal) == ("margin", "all", "all_bids")
-
-
-@pytest.mark.parametrize("preset", ["chess", None, ["stake"]])
-def test_an_unknown_preset_is_refused(preset):
-    with pytest.raises(InvalidSettings, match="^preset must be one of auction, quick, stake$"):
-        apply(lobby(), ChangeSettings("p1", {"preset": preset}), 0)
-
-
-def test_max_players_below_the_seated_count_is_refused():
-    with pytest.raises(InvalidSettings, match="^4 players are seated; max_players is too low$"):
-        apply(lobby("p1", "p2", "p3", "p4"), ChangeSettings("p1", {"max_players": 3}), 0)
-
-
-def test_max_players_equal_to_the_seated_count_is_allowed():
-    g, _ = apply(lobby("p1", "p2", "p3", "p4"), ChangeSettings("p1", {"max_players": 4}), 0)
-    assert g.settings.max_players == 4
-
-
-def test_invalid_settings_change_leaves_the_settings_alone():
-    g = lobby()
-    with pytest.raises(InvalidSettings):
-        apply(g, ChangeSettings("p1", {"rounds": 5, "bank_ms": 10}), 0)
-    assert g.settings == AUCTION
