@@ -10,8 +10,8 @@ from __future__ import annotations
 import unicodedata
 
 from .moves import (
-    AddBot, ChangeSettings, Join, Joined, Kick, Lock, NameTaken, NotAllowed, Rematch, RemoveBot,
-    RoomFull, RoomLocked, WrongPhase)
+    AddBot, ChangeSettings, Event, Join, Joined, Kick, Lock, NameTaken, NotAllowed, Rematch,
+    RemoveBot, RoomFull, RoomLocked, WrongPhase)
 from .settings import PRESETS, InvalidSettings, RuleError
 from .state import Game, Phase, Player
 
@@ -52,7 +52,7 @@ def require_joinable(game: Game) -> None:
                          "ask the host to open it")
 
 
-def clean_name(name) -> str:
+def clean_name(name: object) -> str:
     """``name`` as the table will see it: NFKC (fullwidth Ａ is A), runs of white
     space as one space; refused if it holds anything that draws nothing."""
     if not isinstance(name, str) or not name.strip():
@@ -72,13 +72,13 @@ def _require_seat(game: Game) -> None:
         raise RoomFull("the room is full")
 
 
-def _seat(game: Game, player: Player, events: list) -> None:
+def _seat(game: Game, player: Player, events: list[Event]) -> None:
     _require_seat(game)
     game.players.append(player)
     events.append(Joined(player.id))
 
 
-def join(game: Game, action: Join, now: int, events: list) -> None:
+def join(game: Game, action: Join, now: int, events: list[Event]) -> None:
     name = clean_name(action.name)
     require_joinable(game)
     if any(p.name.casefold() == name.casefold() for p in game.players):
@@ -89,7 +89,7 @@ def join(game: Game, action: Join, now: int, events: list) -> None:
         game.host = player.id
 
 
-def add_bot(game: Game, action: AddBot, now: int, events: list) -> None:
+def add_bot(game: Game, action: AddBot, now: int, events: list[Event]) -> None:
     require_host(game, action.by)
     require_lobby(game)
     if action.difficulty not in DIFFICULTIES:
@@ -104,7 +104,7 @@ def add_bot(game: Game, action: AddBot, now: int, events: list) -> None:
     _seat(game, bot, events)
 
 
-def remove_bot(game: Game, action: RemoveBot, now: int, events: list) -> None:
+def remove_bot(game: Game, action: RemoveBot, now: int, events: list[Event]) -> None:
     require_host(game, action.by)
     require_lobby(game)
     bots = [p for p in game.players if p.bot and action.player in (None, p.id)]
@@ -113,7 +113,7 @@ def remove_bot(game: Game, action: RemoveBot, now: int, events: list) -> None:
     game.players.remove(bots[-1])
 
 
-def kick(game: Game, action: Kick, now: int, events: list) -> None:
+def kick(game: Game, action: Kick, now: int, events: list[Event]) -> None:
     require_host(game, action.by)
     require_lobby(game)
     target = game.player(action.player)
@@ -128,7 +128,7 @@ def kick(game: Game, action: Kick, now: int, events: list) -> None:
         game.locked = True
 
 
-def lock(game: Game, action: Lock, now: int, events: list) -> None:
+def lock(game: Game, action: Lock, now: int, events: list[Event]) -> None:
     require_host(game, action.by)
     require_lobby(game)
     if type(action.locked) is not bool:
@@ -136,7 +136,7 @@ def lock(game: Game, action: Lock, now: int, events: list) -> None:
     game.locked = action.locked
 
 
-def change_settings(game: Game, action: ChangeSettings, now: int, events: list) -> None:
+def change_settings(game: Game, action: ChangeSettings, now: int, events: list[Event]) -> None:
     require_host(game, action.by)
     require_lobby(game)
     changes = dict(action.changes)
@@ -152,7 +152,7 @@ def change_settings(game: Game, action: ChangeSettings, now: int, events: list) 
     game.settings = settings
 
 
-def rematch(game: Game, action: Rematch, now: int, events: list) -> None:
+def rematch(game: Game, action: Rematch, now: int, events: list[Event]) -> None:
     require_host(game, action.by)
     if game.phase is not Phase.ENDED:
         raise WrongPhase("the game is not over yet")

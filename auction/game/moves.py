@@ -7,7 +7,9 @@ re-exported by ``auction.game.rules``, so callers speak to the rules in one plac
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Literal, TypeAlias
 
 from .settings import RuleError
 from .state import Phase, RoundResult
@@ -35,10 +37,16 @@ class RoomLocked(NotAllowed):
     """The host locked the lobby (or kicked someone): nobody new may join."""
 
 
+# Why the rules refuse a press: stable words, sent to the client as they are
+# (docs/protocol.md, *The hold socket*; the socket adds reasons of its own).
+Refusal: TypeAlias = Literal["not_seated", "not_started", "too_late", "bank_empty",
+                             "already_holding", "out_this_round"]
+
+
 class PressRefused(RuleError):
     """A press that does not count; ``reason`` is a stable word for clients."""
 
-    def __init__(self, reason: str):
+    def __init__(self, reason: Refusal):
         super().__init__(reason.replace("_", " "))
         self.reason = reason
 
@@ -97,7 +105,7 @@ class ChangeSettings:
     """The host changes settings; a ``preset`` key resets to that preset first."""
 
     by: str
-    changes: dict
+    changes: Mapping[str, object]   # names to values, as typed in a form or as JSON
 
 
 @dataclass(frozen=True)
@@ -145,10 +153,11 @@ class Joined:
 
 @dataclass(frozen=True)
 class Released:
-    """Event: the server ended a hold (``bank_empty``, ``left``)."""
+    """Event: the rules ended a hold: its bank ran out, or its player left the room.
+    (The hold socket's own ``round_over`` and ``connection_lost`` are no event of the rules.)"""
 
     player: str
-    reason: str
+    reason: Literal["bank_empty", "left"]
     at_ms: int
 
 
@@ -165,3 +174,9 @@ class RoundEnded:
     """Event: a round was decided."""
 
     result: RoundResult
+
+
+# What ``rules.apply`` takes and what it returns.
+Action: TypeAlias = (Join | Leave | Kick | Lock | AddBot | RemoveBot | ChangeSettings | Start
+                     | Rematch | Press | Release | Tick)
+Event: TypeAlias = Joined | Released | PhaseChanged | RoundEnded

@@ -8,7 +8,8 @@ from __future__ import annotations
 from . import rules
 
 
-def table_again(old: rules.Game, seats: dict[str, str], game: rules.Game):
+def table_again(old: rules.Game, seats: dict[str, str],
+                game: rules.Game) -> tuple[rules.Game, dict[str, str]]:
     """``game`` (a fresh lobby) with ``old``'s settings, humans and AI seats.
 
     Players who left are not seated again. Seat order is kept, except that the
@@ -21,16 +22,17 @@ def table_again(old: rules.Game, seats: dict[str, str], game: rules.Game):
     people = sorted((p for p in old.players if not p.left), key=lambda p: p.id != old.host)
     device = {pid: d for d, pid in seats.items()}
     new_seats: dict[str, str] = {}
-    host = None
+    host = ""       # no host until the first seat (the old host's) is taken: "" is nobody's id
     for p in people:
-        if p.bot:
-            game, events = rules.apply(game, rules.AddBot(host, p.difficulty), 0)
+        if p.bot:       # (an AI seat always has a difficulty)
+            game, events = rules.apply(game, rules.AddBot(host, p.difficulty or ""), 0)
         else:
             game, events = rules.apply(game, rules.Join(p.name), 0)
-            if p.id in device:
-                new_seats[device[p.id]] = events[0].player
-        if host is None:      # the first seat is the host's: now the settings can follow
-            host = events[0].player
+        (joined,) = (e.player for e in events if isinstance(e, rules.Joined))
+        if not p.bot and p.id in device:
+            new_seats[device[p.id]] = joined
+        if not host:      # the first seat is the host's: now the settings can follow
+            host = joined
             changes = old.settings.to_dict()
             game, _ = rules.apply(game, rules.ChangeSettings(host, changes), 0)
     game, _ = rules.apply(game, rules.Lock(host, True), 0)

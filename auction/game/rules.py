@@ -7,26 +7,39 @@ new state and the events it caused; the caller's state is never mutated.
 Timed transitions (go, end of the free window, a bank running out, the end
 of the result screen) happen *at their own moment*, however late the caller
 gets round to applying them: every action first advances the game to its own
-time, so a late tick charges exactly the same as a punctual one and a stale
-tick changes nothing.
+time (``auction.game.transitions``), so a late tick charges exactly the same as
+a punctual one and a stale tick changes nothing.
 """
 
 from __future__ import annotations
 
+from typing import Literal
+
 # The moves, the lobby's handlers, settings, state and the final table live in
-# their own modules; they are re-exported here so that callers speak to the
-# rules in one place.
-from . import lobby, suspense
-from .lobby import BOT_NAMES, BOT_STYLES, DIFFICULTIES, NAME_MAX  # noqa: F401
-from .moves import (  # noqa: F401
-    AddBot, ChangeSettings, Join, Joined, Kick, Leave, Lock, NameTaken, NotAllowed, PhaseChanged,
-    Press, PressRefused, Release, Released, Rematch, RemoveBot, RoomFull, RoomLocked, RoundEnded,
-    Start, Tick, WrongPhase)
-from .settings import (  # noqa: F401
-    CHOICES, PRESETS, RANGES, InvalidSettings, RuleError, Settings)
-from .standings import Standing, last_place, standings, winners  # noqa: F401
-from .state import (  # noqa: F401
-    Game, Hold, Phase, Player, Round, RoundResult, from_dict, to_dict)
+# their own modules; they are re-exported here (``__all__``) so that callers speak
+# to the rules in one place.
+from . import lobby
+from .lobby import BOT_NAMES, BOT_STYLES, DIFFICULTIES, NAME_MAX
+from .moves import (
+    Action, AddBot, ChangeSettings, Event, Join, Joined, Kick, Leave, Lock, NameTaken, NotAllowed,
+    PhaseChanged, Press, PressRefused, Refusal, Release, Released, Rematch, RemoveBot, RoomFull,
+    RoomLocked, RoundEnded, Start, Tick, WrongPhase)
+from .settings import CHOICES, PRESETS, RANGES, InvalidSettings, RuleError, Settings
+from .standings import Standing, last_place, standings, winners
+from .state import Game, Hold, Phase, Player, Round, RoundResult, from_dict, to_dict
+from .transitions import advance, current, entry_close, next_deadline, over, seat, start_round
+
+__all__ = [
+    "apply", "check", "entry_close", "new_game", "next_deadline",
+    "BOT_NAMES", "BOT_STYLES", "DIFFICULTIES", "NAME_MAX",
+    "Action", "AddBot", "ChangeSettings", "Event", "Join", "Joined", "Kick", "Leave", "Lock",
+    "NameTaken", "NotAllowed", "PhaseChanged", "Press", "PressRefused", "Refusal", "Release",
+    "Released", "Rematch", "RemoveBot", "RoomFull", "RoomLocked", "RoundEnded", "Start", "Tick",
+    "WrongPhase",
+    "CHOICES", "PRESETS", "RANGES", "InvalidSettings", "RuleError", "Settings",
+    "Standing", "last_place", "standings", "winners",
+    "Game", "Hold", "Phase", "Player", "Round", "RoundResult", "from_dict", "to_dict",
+]
 
 
 # -- the engine ------------------------------------------------------------
@@ -40,18 +53,15 @@ def new_game(code: str, preset: str = "auction", grace_ms: int = 0, seed: str = 
     return Game(code=code, settings=PRESETS[preset], grace_ms=grace_ms, seed=seed)
 
 
-def apply(state: Game, action, now_ms: int) -> tuple[Game, list]:
+def apply(state: Game, action: Action, now_ms: int) -> tuple[Game, list[Event]]:
     """Apply ``action`` at ``now_ms``; return the new state and its events."""
     game = state.copy()
-    events: list = []
-    handler = _HANDLERS.get(type(action))
-    if handler is None:
-        raise TypeError(f"not an action: {action!r}")
-    handler(game, action, now_ms, events)
+    events: list[Event] = []
+    _handle(game, action, now_ms, events)
     return game, events
 
 
-def check(game: Game, action) -> None:
+def check(game: Game, action: Action) -> None:
     """Refuse what can be refused from the stored room alone, before any time passes.
 
     Who may act, and whether the action fits the lobby, depend on nothing
@@ -66,137 +76,45 @@ def check(game: Game, action) -> None:
         lobby.require_joinable(game)
 
 
-def next_deadline(game: Game) -> int | None:
-    """The moment of the next timed transition, or None if none is pending."""
-    if game.phase in (Phase.COUNTDOWN, Phase.RESULT):
-        return game.phase_end_ms
-    if game.phase in (Phase.FREE, Phase.SPENDING):
-        if not game.current.holders():
-            # Nobody holds (any more): the round ends once the entry has closed, or once
-            # decided, when its suspense pause has passed.
-            close = suspense.reveal_ms(game)
-            close = entry_close(game) if close is None else close
-            return min(game.phase_end_ms, close) if game.phase is Phase.FREE else close
-        if game.phase is Phase.FREE:
-            return game.phase_end_ms
-        return min(_exhaustion_times(game).values())
-    return None
-
-
-def entry_close(game: Game) -> int:
-    """The moment the current round's entry closes: go plus the grace. Until
-    then no press can be ruled out, so the round does not end."""
-    return game.current.go_ms + game.grace_ms
-
-
-def _advance(game: Game, now: int, events: list) -> None:
-    """Apply every transition due at or before ``now``, each at its own moment."""
-    while (due := next_deadline(game)) is not None and due <= now:
-        if game.phase is Phase.COUNTDOWN:
-            _go(game, due, events)
-        elif game.phase is Phase.FREE and due == game.phase_end_ms:
-            _set_phase(game, Phase.SPENDING, None, due, events)
-        elif game.phase is Phase.FREE:
-            _over(game, due, events)      # nobody holds and the entry has closed, or the pause ended
-        elif game.phase is Phase.SPENDING:
-            for pid, at in _exhaustion_times(game).items():
-                if at == due:
-                    game.current.holds[pid].release_ms = at
-                    events.append(Released(pid, "bank_empty", at))
-            if not game.current.holders() and due >= entry_close(game):
-                _over(game, due, events)
-        else:
-            _next_round_or_end(game, due, events)
-
-
-def _exhaustion_times(game: Game) -> dict[str, int]:
-    rnd = game.current
-    return {pid: rnd.spend_ms + game.player(pid).bank_ms for pid in rnd.holders()}
-
-
-def _set_phase(game: Game, phase: Phase, end: int | None, at: int, events: list) -> None:
-    game.phase = phase
-    game.phase_end_ms = end
-    events.append(PhaseChanged(phase, at))
-
-
-def _start_round(game: Game, at: int, events: list) -> None:
-    s = game.settings
-    game.round += 1
-    go = at + s.ready_ms
-    game.current = Round(game.round, at, go, go + s.free_ms)
-    _set_phase(game, Phase.COUNTDOWN, go, at, events)
-
-
-def _go(game: Game, at: int, events: list) -> None:
-    # With a grace, go looks the same whether or not anyone holds: an empty
-    # round is only called once the grace has passed (next_deadline).
-    if not game.current.holders() and at >= entry_close(game) and not suspense.on(game):
-        _end_round(game, at, events)
-    elif game.settings.free_ms:
-        _set_phase(game, Phase.FREE, game.current.spend_ms, at, events)
-    else:
-        _set_phase(game, Phase.SPENDING, None, at, events)
-
-
-def _bid(game: Game, hold: Hold | None) -> int | None:
-    """What a hold costs: None if it never reached spending, truncated to tenths by setting."""
-    rnd = game.current
-    if hold is None or hold.release_ms is None or hold.release_ms <= rnd.spend_ms:
-        return None
-    held = hold.release_ms - rnd.spend_ms
-    return held - held % 100 if game.settings.tie == "tenth" else held
-
-
-def _over(game: Game, at: int, events: list) -> None:
-    """The round is decided at ``at``: nobody holds and the entry has closed. With suspense
-    on, the first call only notes it; the phase stays as it is (the wait looks like a
-    holder still holding) until the pause has passed and ``_advance`` calls again."""
-    if suspense.on(game) and game.current.over_ms is None:
-        game.current.over_ms = at
-    else:
-        _end_round(game, at, events)
-
-
-def _end_round(game: Game, at: int, events: list) -> None:
-    rnd = game.current
-    bids = {p.id: _bid(game, rnd.holds.get(p.id)) for p in game.players}
-    bidders = {pid: bid for pid, bid in bids.items() if bid is not None}
-    winners: tuple[str, ...] = ()
-    tie = False
-    if bidders:
-        top = max(bidders.values())
-        floor = top - game.settings.tie_margin_ms if game.settings.tie == "margin" else top
-        tied = tuple(pid for pid, bid in bidders.items() if bid >= floor)
-        tie = len(tied) > 1
-        if not tie or game.settings.tie_rule == "all":
-            winners = tied
-    for pid, bid in bidders.items():
-        game.player(pid).bank_ms -= bid
-    for pid in winners:
-        game.player(pid).tokens += 1
-    result = RoundResult(rnd.number, bids, winners, tie)
-    game.history.append(result)
-    game.current = None
-    events.append(RoundEnded(result))
-    _set_phase(game, Phase.RESULT, at + game.settings.result_ms, at, events)
-
-
-def _next_round_or_end(game: Game, at: int, events: list) -> None:
-    if game.round >= game.settings.rounds:
-        _set_phase(game, Phase.ENDED, None, at, events)
-    else:
-        _start_round(game, at, events)
-
-
 # -- handlers: each validates, then changes the (already copied) game ------
 
 
-def _leave(game: Game, action: Leave, now: int, events: list) -> None:
+def _handle(game: Game, action: Action, now: int, events: list[Event]) -> None:
+    """Hand ``action`` to its handler (a match: the type checker sees every kind)."""
+    match action:
+        case Join():
+            lobby.join(game, action, now, events)
+        case Leave():
+            _leave(game, action, now, events)
+        case Kick():
+            lobby.kick(game, action, now, events)
+        case Lock():
+            lobby.lock(game, action, now, events)
+        case AddBot():
+            lobby.add_bot(game, action, now, events)
+        case RemoveBot():
+            lobby.remove_bot(game, action, now, events)
+        case ChangeSettings():
+            lobby.change_settings(game, action, now, events)
+        case Start():
+            _start(game, action, now, events)
+        case Rematch():
+            lobby.rematch(game, action, now, events)
+        case Press():
+            _press(game, action, now, events)
+        case Release():
+            _release_action(game, action, now, events)
+        case Tick():
+            advance(game, now, events)
+        case _:
+            raise TypeError(f"not an action: {action!r}")
+
+
+def _leave(game: Game, action: Leave, now: int, events: list[Event]) -> None:
     player = game.player(action.player)
     if player is None or player.left:
         raise NotAllowed("not seated in this room")
-    _advance(game, now, events)
+    advance(game, now, events)
     if game.phase is Phase.LOBBY:
         game.players.remove(player)
     else:
@@ -208,7 +126,7 @@ def _leave(game: Game, action: Leave, now: int, events: list) -> None:
         game.host = next((p.id for p in game.players if not p.bot and not p.left), None)
 
 
-def _start(game: Game, action: Start, now: int, events: list) -> None:
+def _start(game: Game, action: Start, now: int, events: list[Event]) -> None:
     lobby.require_host(game, action.by)
     lobby.require_lobby(game)
     s = game.settings
@@ -217,16 +135,16 @@ def _start(game: Game, action: Start, now: int, events: list) -> None:
     for player in game.players:
         player.bank_ms = s.bank_ms
         player.tokens = 0
-    _start_round(game, now, events)
+    start_round(game, now, events)
 
 
-def _press(game: Game, action: Press, now: int, events: list) -> None:
+def _press(game: Game, action: Press, now: int, events: list[Event]) -> None:
     at = now if action.at_ms is None else min(action.at_ms, now)
     # Judge the press in the game as it stood at its own moment, so go (if
     # still pending) sees it, then catch up to now.
-    _advance(game, at, events)
+    advance(game, at, events)
     _enter(game, action.player, at)
-    _advance(game, now, events)
+    advance(game, now, events)
 
 
 def _enter(game: Game, pid: str, at: int) -> None:
@@ -248,46 +166,27 @@ def _enter(game: Game, pid: str, at: int) -> None:
     rnd.holds[pid] = Hold(at)
 
 
-def _release(game: Game, pid: str, at: int, now: int, events: list, reason: str | None = None) -> None:
-    rnd = game.current
+def _release(game: Game, pid: str, at: int, now: int, events: list[Event],
+             reason: Literal["left"] | None = None) -> None:
+    rnd = current(game)
     hold = rnd.holds[pid]
     # Never before the press, and never past the moment the bank ran out.
     at = max(at, hold.press_ms)
-    at = min(at, rnd.spend_ms + game.player(pid).bank_ms)
+    at = min(at, rnd.spend_ms + seat(game, pid).bank_ms)
     hold.release_ms = at
     if reason:
         events.append(Released(pid, reason, at))
     end = max(at, now)
     if not rnd.holders() and game.phase is not Phase.COUNTDOWN and end >= entry_close(game):
-        _over(game, end, events)
+        over(game, end, events)
 
 
-def _release_action(game: Game, action: Release, now: int, events: list) -> None:
+def _release_action(game: Game, action: Release, now: int, events: list[Event]) -> None:
     at = now if action.at_ms is None else min(action.at_ms, now)
     # Advance only to the release's own moment first, so a bank cannot be
     # charged in full for a release that came before it ran out.
-    _advance(game, at, events)
+    advance(game, at, events)
     rnd = game.current
     if rnd is not None and action.player in rnd.holders():
         _release(game, action.player, at, now, events)
-    _advance(game, now, events)
-
-
-def _tick(game: Game, action: Tick, now: int, events: list) -> None:
-    _advance(game, now, events)
-
-
-_HANDLERS = {
-    Join: lobby.join,
-    Leave: _leave,
-    Kick: lobby.kick,
-    Lock: lobby.lock,
-    AddBot: lobby.add_bot,
-    RemoveBot: lobby.remove_bot,
-    ChangeSettings: lobby.change_settings,
-    Start: _start,
-    Rematch: lobby.rematch,
-    Press: _press,
-    Release: _release_action,
-    Tick: _tick,
-}
+    advance(game, now, events)

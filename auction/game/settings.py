@@ -7,7 +7,9 @@ refused with a clear message wherever it comes from.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
+from typing import Any, TypedDict
 
 
 class RuleError(ValueError):
@@ -62,7 +64,7 @@ class Settings:
     # result as soon as everyone has let go.
     suspense: str = "off"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for name, (low, high, step) in RANGES.items():
             value = getattr(self, name)
             if type(value) is not int:
@@ -75,18 +77,45 @@ class Settings:
         if self.min_players > self.max_players:
             raise InvalidSettings("min_players cannot exceed max_players")
 
-    def changed(self, changes: dict) -> Settings:
+    def changed(self, changes: Mapping[str, object]) -> Settings:
         """These settings with ``changes`` applied (strings from forms accepted)."""
         names = {f.name for f in fields(self)}
-        parsed = {}
+        # Any: each value is parsed for its own field's kind (_parse: a whole number or a
+        # choice's word), which no one type says per name; __post_init__ checks them all.
+        parsed: dict[str, Any] = {}
         for name, value in changes.items():
             if name not in names:
                 raise InvalidSettings(f"unknown setting {name!r}")
             parsed[name] = _parse(name, value)
         return replace(self, **parsed)
 
-    def to_dict(self) -> dict:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+    def to_dict(self) -> SettingsDict:
+        """Every setting by name, in the order above: the view's ``settings`` and the store's."""
+        return {"rounds": self.rounds, "bank_ms": self.bank_ms, "ready_ms": self.ready_ms,
+                "free_ms": self.free_ms, "tie": self.tie, "tie_margin_ms": self.tie_margin_ms,
+                "tie_rule": self.tie_rule, "reveal": self.reveal, "own_bank": self.own_bank,
+                "rank_ties": self.rank_ties, "min_players": self.min_players,
+                "max_players": self.max_players, "result_ms": self.result_ms,
+                "suspense": self.suspense}
+
+
+class SettingsDict(TypedDict):
+    """``Settings`` as plain data (JSON): every field, by name, in the same order."""
+
+    rounds: int
+    bank_ms: int
+    ready_ms: int
+    free_ms: int
+    tie: str
+    tie_margin_ms: int
+    tie_rule: str
+    reveal: str
+    own_bank: str
+    rank_ties: str
+    min_players: int
+    max_players: int
+    result_ms: int
+    suspense: str
 
 
 # A whole number in a form: ASCII digits only (int() would take "٣" as 3, and
@@ -94,7 +123,7 @@ class Settings:
 WHOLE = re.compile(r"-?[0-9]{1,9}")
 
 
-def whole_number(value) -> int | None:
+def whole_number(value: object) -> int | None:
     """``value`` as a whole number (an int that is no bool, or bounded ASCII digits), or None."""
     if isinstance(value, bool):
         return None
@@ -105,7 +134,7 @@ def whole_number(value) -> int | None:
     return None
 
 
-def _parse(name: str, value):
+def _parse(name: str, value: object) -> int | str:
     if name in CHOICES:
         if not isinstance(value, str):
             raise InvalidSettings(f"{name} must be one of {', '.join(CHOICES[name])}")

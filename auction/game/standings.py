@@ -24,7 +24,7 @@ def standings(game: Game) -> list[Standing]:
     """Everyone ranked: most tokens, then (by setting) more time left or a shared place."""
     by_time = game.settings.rank_ties == "time_left"
 
-    def key(p: Player):
+    def key(p: Player) -> tuple[int, int]:
         return (p.tokens, p.bank_ms if by_time else 0)
 
     ranked = sorted(game.players, key=key, reverse=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from enum import Enum
+from typing import Any
 
 from .settings import Settings
 
@@ -73,7 +74,8 @@ class RoundResult:
 
     @property
     def winning_bid_ms(self) -> int | None:
-        return max(self.bids[w] for w in self.winners) if self.winners else None
+        # A winner always bid: ``or 0`` only tells the type checker so.
+        return max(self.bids[w] or 0 for w in self.winners) if self.winners else None
 
 
 @dataclass
@@ -118,8 +120,12 @@ class Game:
 
 # -- persistence: plain JSON-able dicts ------------------------------------
 
+# The stored form: JSON as the store keeps it (Any: whatever json.loads gives back;
+# ``from_dict`` reads it into the dataclasses above).
+Record = dict[str, Any]
 
-def to_dict(game: Game) -> dict:
+
+def to_dict(game: Game) -> Record:
     """The whole state as plain data (secrets included: never send this)."""
     rnd = game.current
     return {
@@ -147,7 +153,7 @@ def to_dict(game: Game) -> dict:
     }
 
 
-def from_dict(data: dict) -> Game:
+def from_dict(data: Record) -> Game:
     """The inverse of ``to_dict``."""
     cur = data["current"]
     current = None if cur is None else Round(
