@@ -171,5 +171,5 @@ def test_charts_export_and_rematch_import_only_the_standard_library_and_the_engi
                 imported |= {alias.name.split(".")[0] for alias in node.names}
             elif isinstance(node, ast.ImportFrom):
                 imported.add("." + (node.module or "") if node.level else node.module)
-    assert imported <= {"__future__", "math", "csv", "io", "dataclasses", "html", ".",
+    assert imported <= {"__future__", "math", "csv", "io", "dataclasses", "html", "typing", ".",
                         ".rules", ".series"}, imported

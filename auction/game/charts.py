@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import math
 from html import escape
+from typing import Callable, Sequence, TypedDict
 
+from . import views
 from .series import Series, Track, game_series
 
 INK, MUTED, GRID = "#eef1f6", "#b4bccb", "#353d52"
@@ -51,7 +53,7 @@ def _n(x: float) -> str:
     return f"{x:.1f}".rstrip("0").rstrip(".")
 
 
-def _ticks(rounds: tuple) -> list[int]:
+def _ticks(rounds: tuple[int, ...]) -> list[int]:
     """Which x positions (0 = start) get a label: all of them for short games."""
     n = len(rounds)
     step = 1 if n <= 10 else 5
@@ -85,17 +87,17 @@ def _svg(key: str, title: str, desc: str, height: float, body: list[str], prefix
 # -- line charts: banks and tokens ------------------------------------------
 
 
-def _lines(s: Series, key: str, values, ticks_y, labels, title: str, desc: str,
-           prefix: str, step: bool) -> str:
+def _lines(s: Series, key: str, values: Callable[[Track], Sequence[int]], ticks_y: list[int],
+           labels: Callable[[int], str], title: str, desc: str, prefix: str, step: bool) -> str:
     height = 200
     plot_w, plot_h = WIDTH - LEFT - RIGHT, height - TOP - BOTTOM
     n = max(len(s.rounds), 1)
     low, top = ticks_y[0], ticks_y[-1]
 
-    def x(i):
+    def x(i: int) -> float:
         return LEFT + plot_w * i / n
 
-    def y(v):
+    def y(v: int) -> float:
         return TOP + plot_h * (1 - (v - low) / (top - low))
 
     body = []
@@ -201,9 +203,9 @@ def bids_chart(s: Series, prefix: str = "") -> str:
         for i, (bid, won) in enumerate(zip(t.bids, t.won)):
             cx = NAME_W + col * (i + .5)
             if bid is None:     # a ring: a shape no bar can be mistaken for
-                r = min(2.6, col * .3)
-                body.append(f'<circle class="sat-out" cx="{_n(cx)}" cy="{_n(base - r - 1)}" '
-                            f'r="{_n(r)}" fill="none" stroke="{MUTED}" stroke-width="1.2"/>')
+                ring = min(2.6, col * .3)
+                body.append(f'<circle class="sat-out" cx="{_n(cx)}" cy="{_n(base - ring - 1)}" '
+                            f'r="{_n(ring)}" fill="none" stroke="{MUTED}" stroke-width="1.2"/>')
                 continue
             h = max(3.0, (ROW - 11) * bid / top)
             w = min(18.0, max(2.0, col * .6))
@@ -251,7 +253,17 @@ def swatch(t: Track) -> str:
             + marker(t.marker, 14, 6, t.colour, 3.6) + "</svg>")
 
 
-def charts(view: dict, prefix: str = "chart-") -> dict:
+class Drawn(TypedDict):
+    """What the charts partial shows."""
+
+    series: Series
+    legend: list[tuple[Track, str]]     # each player's track and swatch
+    bank: str
+    bids: str
+    tokens: str
+
+
+def charts(view: views.View, prefix: str = "chart-") -> Drawn:
     """Everything the charts partial shows: the series, the legend and the three SVGs."""
     s = game_series(view)
     return {"series": s, "legend": [(t, swatch(t)) for t in s.tracks],

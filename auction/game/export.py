@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import io
 
+from . import views
 from .series import game_series
 
 PLAYER_COLUMNS = ("code", "round", "player_id", "name", "bot", "difficulty", "left", "host",
@@ -26,17 +27,19 @@ def cell_text(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
-def columns(view: dict) -> list[str]:
+def columns(view: views.View) -> list[str]:
     return [*PLAYER_COLUMNS, *(f"setting_{name}" for name in view["settings"])]
 
 
-def rows(view: dict) -> list[dict]:
+def rows(view: views.View) -> list[dict[str, object]]:
     """Every bid of every round with the bank and tokens after it; ValueError before the end."""
     series = game_series(view)
+    final = view["final"]
+    assert final is not None        # game_series refused a game that has not ended
     players = {p["id"]: p for p in view["players"]}
-    place = {s["id"]: s["place"] for s in view["final"]["standings"]}
+    place = {s["id"]: s["place"] for s in final["standings"]}
     settings = {f"setting_{k}": v for k, v in view["settings"].items()}
-    out = []
+    out: list[dict[str, object]] = []
     for i, rnd in enumerate(series.rounds):
         for t in series.tracks:
             p = players[t.id]
@@ -50,7 +53,7 @@ def rows(view: dict) -> list[dict]:
     return out
 
 
-def to_csv(view: dict) -> str:
+def to_csv(view: views.View) -> str:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=columns(view), lineterminator="\r\n")
     writer.writeheader()

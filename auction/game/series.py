@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from . import views
+
 PALETTE = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7",
            "#D9D9D9")
 DASHES = ("", "7 3", "2 3", "9 3 2 3", "4 4", "1 2", "12 4", "6 2 2 2")
@@ -28,23 +30,23 @@ class Track:
     colour: str
     dash: str
     marker: str
-    bids: tuple           # per round: the bid in ms, or None (sat out)
-    won: tuple            # per round: took the token
-    banks: tuple          # len rounds + 1
-    tokens: tuple         # len rounds + 1
+    bids: tuple[int | None, ...]    # per round: the bid in ms, or None (sat out)
+    won: tuple[bool, ...]           # per round: took the token
+    banks: tuple[int, ...]          # len rounds + 1
+    tokens: tuple[int, ...]         # len rounds + 1
 
 
 @dataclass(frozen=True)
 class Series:
-    rounds: tuple         # round numbers played
-    bank_ms: int          # everyone's bank at the start
-    tracks: tuple
+    rounds: tuple[int, ...]     # round numbers played
+    bank_ms: int                # everyone's bank at the start
+    tracks: tuple[Track, ...]
 
 
-def game_series(view: dict) -> Series:
+def game_series(view: views.View) -> Series:
     """Per-player series of a finished game's view; ValueError before the end."""
-    final = view.get("final")
-    if view.get("phase") != "ended" or not final:
+    final = view["final"]
+    if view["phase"] != "ended" or not final:
         raise ValueError("only a finished game's view has these series")
     start = view["settings"]["bank_ms"]
     history = {h["round"]: h for h in view["history"]}
@@ -52,7 +54,7 @@ def game_series(view: dict) -> Series:
     tracks = []
     for i, p in enumerate(view["players"]):
         bids = tuple(row["bids"].get(p["id"]) for row in rows)
-        won = tuple(p["id"] in history.get(row["round"], {}).get("winners", ()) for row in rows)
+        won = tuple(p["id"] in history[row["round"]]["winners"] for row in rows)
         banks, tokens = [start], [0]
         for bid, w in zip(bids, won):
             banks.append(banks[-1] - (bid or 0))

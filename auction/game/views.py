@@ -12,7 +12,11 @@ no byte of this view.
 
 from __future__ import annotations
 
-from .rules import Game, Phase, RoundResult, last_place, standings, winners
+from collections.abc import Callable
+from typing import TypedDict
+
+from .rules import Game, Phase, Player, RoundResult, last_place, standings, winners
+from .settings import SettingsDict
 
 # Phases that end on a timer; the others end by a release or an action.
 _TIMED = (Phase.COUNTDOWN, Phase.FREE, Phase.RESULT)
@@ -22,7 +26,93 @@ _TIMED = (Phase.COUNTDOWN, Phase.FREE, Phase.RESULT)
 _STYLES_SHOWN = (Phase.LOBBY, Phase.ENDED)
 
 
-def view_for(game: Game, player_id: str | None, now_ms: int) -> dict:
+# -- the view's shape: every key a player receives (docs/protocol.md, "The view") --
+# The builders below fill these in the same order; tests/test_view_contract.py holds
+# them to the documented keys.
+
+
+class MeView(TypedDict):
+    """``me``: this device's own seat."""
+
+    id: str
+    name: str
+    host: bool
+    holding: bool       # holds now
+    in_round: bool      # holds, or held through go, this round
+    bank_ms: int | None     # None while the room hides your bank
+    tokens: int
+    left: bool
+
+
+class PlayerView(TypedDict):
+    """An entry of ``players``: a seat's public facts."""
+
+    id: str
+    name: str
+    tokens: int
+    bot: bool
+    difficulty: str | None      # AI players only
+    style: str | None           # AI players, in the lobby and at the end only
+    host: bool
+    left: bool
+
+
+class RoundView(TypedDict):
+    """An entry of ``history``: a finished round, as the reveal setting shows it."""
+
+    round: int
+    winner: str | None
+    winners: list[str]
+    tie: bool
+    my_bid_ms: int | None
+    winning_bid_ms: int | None
+    bids: dict[str, int | None] | None      # every seat's bid (None: sat out)
+
+
+class StandingView(TypedDict):
+    """A line of ``final.standings``."""
+
+    id: str
+    place: int
+    tokens: int
+    bank_ms: int
+
+
+class BidsView(TypedDict):
+    """An entry of ``final.bids``: every seat's bid in one round (None: sat out)."""
+
+    round: int
+    bids: dict[str, int | None]
+
+
+class FinalView(TypedDict):
+    """``final``: the end of the game, where everything becomes visible."""
+
+    standings: list[StandingView]
+    winners: list[str]
+    last: list[str]
+    bids: list[BidsView]
+
+
+class View(TypedDict):
+    """What one player (or a spectator) may know of a game: all of it, as JSON."""
+
+    code: str
+    kind: str
+    phase: str
+    round: int
+    rounds: int
+    deadline_ms: int | None
+    settings: SettingsDict
+    me: MeView | None
+    players: list[PlayerView]
+    history: list[RoundView]
+    final: FinalView | None
+    rematch: str | None
+    locked: bool
+
+
+def view_for(game: Game, player_id: str | None, now_ms: int) -> View:
     """The JSON view of docs/protocol.md for ``player_id`` (None: a spectator)."""
     me = game.player(player_id) if player_id else None
     deadline = None
@@ -45,11 +135,13 @@ def view_for(game: Game, player_id: str | None, now_ms: int) -> dict:
     }
 
 
-def _me(game: Game, me) -> dict:
+def _me(game: Game, me: Player) -> MeView:
     rnd = game.current
     hold = rnd.holds.get(me.id) if rnd else None
-    holding = hold is not None and hold.release_ms is None
-    in_round = holding or (hold is not None and hold.release_ms >= rnd.go_ms)
+    holding = in_round = False
+    if rnd is not None and hold is not None:
+        holding = hold.release_ms is None
+        in_round = hold.release_ms is None or hold.release_ms >= rnd.go_ms
     shown = game.settings.own_bank != "hidden" or game.phase is Phase.ENDED
     return {
         "id": me.id,
@@ -63,7 +155,7 @@ def _me(game: Game, me) -> dict:
     }
 
 
-def _public(game: Game, p) -> dict:
+def _public(game: Game, p: Player) -> PlayerView:
     return {
         "id": p.id,
         "name": p.name,
@@ -84,12 +176,12 @@ def _tenths(ms: int | None) -> int | None:
     return None if ms is None else ms - ms % 100
 
 
-def _round(game: Game, result: RoundResult, me: str | None) -> dict:
+def _round(game: Game, result: RoundResult, me: str | None) -> RoundView:
     reveal = game.settings.reveal
     # Where the room hides your bank, bids go out as the page shows them (to the
     # tenth), or millisecond bids would let you recount the bank exactly.
-    shown = _tenths if game.settings.own_bank == "hidden" and game.phase is not Phase.ENDED \
-        else (lambda ms: ms)
+    shown: Callable[[int | None], int | None] = _tenths \
+        if game.settings.own_bank == "hidden" and game.phase is not Phase.ENDED else (lambda ms: ms)
     return {
         "round": result.round,
         "winner": result.winners[0] if len(result.winners) == 1 else None,
@@ -101,7 +193,7 @@ def _round(game: Game, result: RoundResult, me: str | None) -> dict:
     }
 
 
-def _final(game: Game) -> dict:
+def _final(game: Game) -> FinalView:
     return {
         "standings": [{"id": s.player, "place": s.place, "tokens": s.tokens, "bank_ms": s.bank_ms}
                       for s in standings(game)],
