@@ -1,6 +1,6 @@
 """AI players: pure policies that decide a round from their own seat's view.
 
-An AI seat knows exactly what a human in its seat would know: the dict that
+An AI seat knows exactly what a human in its seat would know: the ``View`` that
 ``views.view_for`` gives that seat at the start of the countdown. From it and
 a seeded random generator, ``decide`` returns a :class:`Plan` for the round —
 whether to press, when during the countdown, and how long to keep holding
@@ -34,11 +34,13 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import Callable
 
 from ..game import rules, views
 from .hard import hard
 from .simple import easy, medium
-from .seat import Seat, own_bank, read_seat  # noqa: F401  (part of the bots interface)
+# Re-exported (``as``): part of the bots interface.
+from .seat import Seat as Seat, own_bank as own_bank, read_seat as read_seat
 
 STYLES = rules.BOT_STYLES
 DIFFICULTIES = rules.DIFFICULTIES
@@ -63,7 +65,7 @@ SIT_OUT = Plan(False, 0, 0)
 # -- the public interface --------------------------------------------------
 
 
-def decide(view: dict, rng: random.Random, *, difficulty: str, style: str,
+def decide(view: views.View, rng: random.Random, *, difficulty: str, style: str,
            game_seed: str | None = None) -> Plan:
     """The plan for this round of the seat whose ``view`` this is.
 
@@ -85,7 +87,7 @@ def decide(view: dict, rng: random.Random, *, difficulty: str, style: str,
     return Plan(True, press, natural_hold(bid, seat.bank_ms, rng))
 
 
-def round_plans(game: rules.Game, now_ms: int, seed) -> dict[str, Plan]:
+def round_plans(game: rules.Game, now_ms: int, seed: str) -> dict[str, Plan]:
     """Every AI seat's plan for the round whose countdown starts at ``now_ms``."""
     plans = {}
     for p in game.players:
@@ -97,12 +99,13 @@ def round_plans(game: rules.Game, now_ms: int, seed) -> dict[str, Plan]:
     return plans
 
 
-def bot_actions(game: rules.Game, plans: dict[str, Plan]) -> list[tuple[int, object]]:
+def bot_actions(game: rules.Game,
+                plans: dict[str, Plan]) -> list[tuple[int, rules.Press | rules.Release]]:
     """The plans as (moment in ms, Press/Release) pairs, in time order."""
     rnd = game.current
     if rnd is None:
         return []
-    actions = []
+    actions: list[tuple[int, rules.Press | rules.Release]] = []
     for pid, plan in plans.items():
         if not plan.enter:
             continue
@@ -127,4 +130,6 @@ def natural_hold(bid_ms: float, bank_ms: int, rng: random.Random) -> int:
     return int(min(bank_ms, max(MIN_HOLD_MS, hold)))
 
 
-POLICIES = {"easy": easy, "medium": medium, "hard": hard}
+# A policy: the bid (ms) for this seat's round, or None to sit out.
+Policy = Callable[[Seat, random.Random, str, str | None], float | None]
+POLICIES: dict[str, Policy] = {"easy": easy, "medium": medium, "hard": hard}

@@ -48,6 +48,7 @@ from __future__ import annotations
 import math
 import random
 
+from ..game import views
 from . import known, people, price
 from .rivals import runaway
 from .seat import Seat
@@ -70,7 +71,7 @@ KNOWN_PRIOR = 10.0  # ...and more, by the share of AI seats whose rule book it k
 TILT, TRUST = 0.75, 0.25
 # The tilt a labelled AI seat calls for: easy seats spend early and run dry, so
 # wait for them; medium seats pace their banks, so pace too.
-LABEL_TILT = {"easy": 3.2, "medium": 0.0}
+LABEL_TILT: dict[str | None, float] = {"easy": 3.2, "medium": 0.0}
 RUNAWAY = 3.0  # the weight of this round when a leader is running away
 # Playing for first place: this round weighs exp(LEAD_PUSH * gap) when the seat is
 # `gap` tokens ahead of the others' mean, exp(LEAD_SAVE * gap) when behind (gap < 0).
@@ -107,7 +108,7 @@ def hard(seat: Seat, rng: random.Random, style: str, game_seed: str | None = Non
     ``game_seed`` (the seat's seed for the whole game) deals the strata; without
     one, every round draws from the whole range.
     """
-    others = [p for p in seat.opponents if not p.get("left")]
+    others = [p for p in seat.opponents if not p["left"]]
     bank, left = seat.bank_ms, seat.rounds_left
     if not others or bank <= 0:
         return None
@@ -170,12 +171,16 @@ def deal(seat: Seat, rng: random.Random, game_seed: str | None,
     u = (order[seat.round - 1] + rng.random()) / rounds
 
     def mean(j: int) -> float:
-        return ((j + 1) ** (power + 1) - j ** (power + 1)) / ((power + 1) * rounds ** power)
+        # Whole numbers to whole powers are whole (typeshed cannot tell for a variable power).
+        above: int = (j + 1) ** (power + 1)
+        below: int = j ** (power + 1)
+        scale: int = (power + 1) * rounds ** power
+        return (above - below) / scale
 
     return u, [mean(j) for j in order[seat.round - 1:]] + free
 
 
-def schedule(seat: Seat, others: list[dict]) -> list[float]:
+def schedule(seat: Seat, others: list[views.PlayerView]) -> list[float]:
     """The weight of each round left (this one first) in what it spends.
 
     Each other player adds its share of the tilt: a labelled AI seat the tilt its
@@ -188,7 +193,7 @@ def schedule(seat: Seat, others: list[dict]) -> list[float]:
     return [math.exp(slope * a) for a in range(seat.rounds_left)]
 
 
-def standing(seat: Seat, others: list[dict]) -> float:
+def standing(seat: Seat, others: list[views.PlayerView]) -> float:
     """This round's weight for the seat's place: ahead of the others' mean it presses
     its lead, behind it keeps its time for the rounds that can still turn the game.
 
@@ -248,7 +253,7 @@ def draw(probs: list[float], edges: list[float], u: float) -> float:
             if k == 0:
                 return 0.0
             frac = min(1.0, u / p) if p > 0 else 0.5
-            return edges[k] * (edges[k + 1] / edges[k]) ** frac
+            return edges[k] * math.pow(edges[k + 1] / edges[k], frac)
         u -= p
     return 0.0
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from typing import Callable
 
+from ..game import views
 from . import simple
 from .seat import Seat
 
@@ -28,12 +29,12 @@ RANDOM_CHANCES = (0.3, 0.45, 0.6, 0.75, 0.9)
 KNOWN = ("easy", "medium", "hard")  # difficulties whose rule book a player can know
 
 
-def kind(p: dict) -> str | None:
+def kind(p: views.PlayerView) -> str | None:
     """The difficulty a player's public entry shows, for an AI seat (None for a human)."""
-    return p.get("difficulty") if p.get("bot") else None
+    return p["difficulty"] if p["bot"] else None
 
 
-def told(p: dict) -> bool:
+def told(p: views.PlayerView) -> bool:
     """An easy or medium seat: the public rule book tells how it bids."""
     return kind(p) in ("easy", "medium")
 
@@ -81,16 +82,16 @@ def equilibrium_below(b: float, top: float, players: int) -> float:
     """The all-pay equilibrium of ``players`` players whose highest bid is ``top``."""
     if players < 2 or top <= 0:
         return 1.0
-    return min(1.0, max(0.0, b / top)) ** (1.0 / (players - 1))
+    return math.pow(min(1.0, max(0.0, b / top)), 1.0 / (players - 1))
 
 
 def prior(seat: Seat, top: float) -> tuple[Callable[[float], float], float]:
     """(the chance that every other player bids below b, the share of them whose
     rule book is known); ``top`` is the fair equilibrium's highest bid."""
-    others = [p for p in seat.opponents if not p.get("left")]
+    others = [p for p in seat.opponents if not p["left"]]
     players = len(others) + 1
 
-    def below(p: dict, b: float) -> float:
+    def below(p: views.PlayerView, b: float) -> float:
         label = kind(p)
         if label == "easy":
             return easy_below(seat, b)

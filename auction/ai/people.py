@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 
+from ..game import views
 from . import known
 from .rivals import won_alone
 from .seat import Seat
@@ -83,7 +84,7 @@ GIVE_UP = 3  # losses in a row in rounds of one kind, then it stays out of them
 END, ENDF = 7, 0.7
 
 
-def adjust(seat: Seat, others: list[dict], bid: float, median: float) -> float:
+def adjust(seat: Seat, others: list[views.PlayerView], bid: float, median: float) -> float:
     """The equilibrium's ``bid`` as played at a table of people: read from the rounds
     of this kind, else moved into the probe's bracket; at the end, raised to part of
     what is left a round; then the tie-break reserve. ``median`` is the top bid it
@@ -93,10 +94,10 @@ def adjust(seat: Seat, others: list[dict], bid: float, median: float) -> float:
     return keep_reserve(seat, others, spend_out(seat, others, bid))
 
 
-def same_kind(seat: Seat) -> list[dict]:
+def same_kind(seat: Seat) -> list[views.RoundView]:
     """The past rounds of this round's kind (odd or even) the seat bid in."""
     now = seat.round % KINDS
-    return [h for h in seat.history if h.get("my_bid_ms") and h["round"] % KINDS == now]
+    return [h for h in seat.history if h["my_bid_ms"] and h["round"] % KINDS == now]
 
 
 def by_kind(seat: Seat) -> float | None:
@@ -106,7 +107,7 @@ def by_kind(seat: Seat) -> float | None:
     if not same:
         return None
     share = seat.bank_ms / seat.rounds_left
-    last = same[-1]["my_bid_ms"]
+    last = same[-1]["my_bid_ms"] or 0       # (never 0: same_kind keeps rounds it bid in)
     losses = next((i for i, h in enumerate(reversed(same)) if won_alone(h, seat.me)), len(same))
     if not losses:
         return min(last * STAY, CAP * share)
@@ -114,7 +115,7 @@ def by_kind(seat: Seat) -> float | None:
     return 0.0 if losses >= GIVE_UP or up > CAP * share else up
 
 
-def spend_out(seat: Seat, others: list[dict], bid: float) -> float:
+def spend_out(seat: Seat, others: list[views.PlayerView], bid: float) -> float:
     """The bid, or in the last END rounds, when not ahead of every other player on
     tokens, at least ENDF of what is left a round."""
     if seat.rounds_left > END or seat.tokens > max(p["tokens"] for p in others):
@@ -122,7 +123,7 @@ def spend_out(seat: Seat, others: list[dict], bid: float) -> float:
     return max(bid, ENDF * seat.bank_ms / seat.rounds_left)
 
 
-def among(others: list[dict]) -> bool:
+def among(others: list[views.PlayerView]) -> bool:
     """A table of mostly players whose play the seat cannot know (PROBE_SHARE of the
     others or more; an AI seat's label tells its rule book) and no other hard AI:
     where it reads the table as a player would."""
@@ -137,9 +138,10 @@ def probe(seat: Seat, bid: float, median: float) -> float:
     less) becomes the bracket's geometric middle, and none goes over its top (hi;
     with no win yet, twice lo or the ``median`` top bid it expected, if more).
     """
-    lost, won = [], []
+    lost: list[int] = []
+    won: list[int] = []
     for h in seat.history[-PROBE_WINDOW:]:
-        mine = h.get("my_bid_ms")
+        mine = h["my_bid_ms"]
         if mine:
             (won if won_alone(h, seat.me) else lost).append(mine)
     hi = min(won, default=None)
@@ -150,7 +152,7 @@ def probe(seat: Seat, bid: float, median: float) -> float:
     return min(bid, top)
 
 
-def keep_reserve(seat: Seat, others: list[dict], bid: float) -> float:
+def keep_reserve(seat: Seat, others: list[views.PlayerView], bid: float) -> float:
     """The bid, or nothing when it would cut into the reserve: level with or ahead of
     every other player on tokens (at least one), and where more time left breaks a
     tie, the seat keeps RESERVE paces -- a rival who draws level has spent to do it.

@@ -37,14 +37,14 @@ def observations(seat: Seat) -> tuple[list[tuple[float, float]], list[tuple[floa
     for h in seat.history:
         weight = DECAY ** max(0, seat.round - 1 - h["round"])
         winners = winners_of(h)
-        mine = h.get("my_bid_ms")
-        bids = h.get("bids")
+        mine = h["my_bid_ms"]
+        bids = h["bids"]
         if bids is not None:
             others = [b for p, b in bids.items() if p != seat.me and b is not None]
             exact.append((weight, float(max(others, default=0))))
-        elif not winners and not h.get("tie"):
+        elif not winners and not h["tie"]:
             exact.append((weight, 0.0))  # nobody bid
-        elif h.get("winning_bid_ms") is not None and seat.me not in winners:
+        elif h["winning_bid_ms"] is not None and seat.me not in winners:
             exact.append((weight, float(h["winning_bid_ms"])))
         elif mine:
             status.append((weight, float(mine), won_alone(h, seat.me)))

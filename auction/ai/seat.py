@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..game import rules
+from ..game import rules, views
 
 
 @dataclass(frozen=True)
@@ -26,45 +26,46 @@ class Seat:
     ready_ms: int
     tie: str
     tie_margin_ms: int
-    opponents: tuple[dict, ...]  # the other players' public entries
-    history: tuple[dict, ...]
+    opponents: tuple[views.PlayerView, ...]  # the other players' public entries
+    history: tuple[views.RoundView, ...]
     rank_ties: str = "time_left"  # the final table's tie-break: more time left, or shared
 
 
-def own_bank(view: dict) -> int:
+def own_bank(view: views.View) -> int:
     """The seat's bank: shown in the view, or counted as a human would.
 
     A hidden bank's bids come to the tenth the page shows (views.py); where bids
     are kept in milliseconds (margin ties) each may have cost up to 99 ms more:
     count that in, and never plan past the bank.
     """
-    shown = (view.get("me") or {}).get("bank_ms")
+    me = view["me"]
+    shown = me["bank_ms"] if me else None
     if shown is not None:
         return shown
-    bids = [h["my_bid_ms"] for h in view.get("history") or () if h.get("my_bid_ms")]
+    bids = [bid for h in view["history"] if (bid := h["my_bid_ms"])]
     slack = 99 * len(bids) if view["settings"]["tie"] == "margin" else 0
     return max(0, view["settings"]["bank_ms"] - sum(bids) - slack)
 
 
-def read_seat(view: dict) -> Seat | None:
+def read_seat(view: views.View) -> Seat | None:
     """The seat's facts, or None when the view is not a seat's countdown."""
-    me = view.get("me")
-    if not me or me.get("left") or view.get("phase") != rules.Phase.COUNTDOWN.value:
+    me = view["me"]
+    if not me or me["left"] or view["phase"] != rules.Phase.COUNTDOWN.value:
         return None
     s = view["settings"]
-    rounds = view.get("rounds") or s["rounds"]
+    rounds = view["rounds"]
     return Seat(
         me=me["id"],
         bank_ms=own_bank(view),
         start_bank_ms=s["bank_ms"],
-        tokens=me.get("tokens", 0),
+        tokens=me["tokens"],
         round=view["round"],
         rounds=rounds,
         rounds_left=max(1, rounds - view["round"] + 1),
         ready_ms=s["ready_ms"],
-        tie=s.get("tie", "tenth"),
-        tie_margin_ms=s.get("tie_margin_ms", 100),
-        opponents=tuple(p for p in view.get("players") or () if p["id"] != me["id"]),
-        history=tuple(view.get("history") or ()),
-        rank_ties=s.get("rank_ties", "time_left"),
+        tie=s["tie"],
+        tie_margin_ms=s["tie_margin_ms"],
+        opponents=tuple(p for p in view["players"] if p["id"] != me["id"]),
+        history=tuple(view["history"]),
+        rank_ties=s["rank_ties"],
     )

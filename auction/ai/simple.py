@@ -37,7 +37,8 @@ def entry_chance(style: str, rng: random.Random) -> float:
     return ENTRY[style]
 
 
-def easy(seat: Seat, rng: random.Random, style: str, game_seed=None) -> float | None:
+def easy(seat: Seat, rng: random.Random, style: str,
+         game_seed: str | None = None) -> float | None:
     """A random share of what is left, whatever the round (it plans no game:
     ``game_seed`` is unused)."""
     if rng.random() >= entry_chance(style, rng):
@@ -49,7 +50,8 @@ def easy(seat: Seat, rng: random.Random, style: str, game_seed=None) -> float | 
     return seat.bank_ms * min(1.0, share)
 
 
-def medium(seat: Seat, rng: random.Random, style: str, game_seed=None) -> float | None:
+def medium(seat: Seat, rng: random.Random, style: str,
+           game_seed: str | None = None) -> float | None:
     """What is left, spread evenly over the rounds it expects to enter (it plans
     round by round: ``game_seed`` is unused)."""
     chance = entry_chance(style, rng)
