@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 
 log = logging.getLogger(__name__)
 
@@ -29,25 +30,24 @@ class Clock:
     # A shift larger than this between two measurements is worth a log line.
     NOTABLE_SHIFT_MS = 5.0
 
-    def __init__(self, store_time):
+    def __init__(self, store_time: Callable[[], tuple[int, int]]) -> None:
         """``store_time()`` -> (seconds, microseconds): the store's TIME."""
         self._time = store_time
         self.offset_ms = 0.0
         self.uncertainty_ms = 0.0
-        self.synced_at = None
+        self.synced_at: float | None = None
         self.sync()
 
     def sync(self) -> None:
         """Measure the offset from a few round trips; keep the tightest one."""
-        best = None
+        samples = []
         for _ in range(self.SAMPLES):
             before = time.monotonic()
             seconds, micros = self._time()
             after = time.monotonic()
-            rtt = after - before
-            if best is None or rtt < best[0]:
-                server_ms = seconds * 1000 + micros / 1000
-                best = (rtt, server_ms - (before + after) / 2 * 1000)
+            server_ms = seconds * 1000 + micros / 1000
+            samples.append((after - before, server_ms - (before + after) / 2 * 1000))
+        best = min(samples, key=lambda sample: sample[0])    # the first of the tightest
         shift = best[1] - self.offset_ms
         if self.synced_at is not None and abs(shift) > self.NOTABLE_SHIFT_MS:
             log.warning("the store's clock moved %.1f ms against this worker's", shift)
@@ -57,7 +57,7 @@ class Clock:
 
     def resync_if_due(self) -> bool:
         """Measure again if the last measurement is older than RESYNC_S; True if done."""
-        if time.monotonic() - self.synced_at < self.RESYNC_S:
+        if self.synced_at is not None and time.monotonic() - self.synced_at < self.RESYNC_S:
             return False
         try:
             self.sync()

@@ -138,7 +138,8 @@ class Embedded:
         """Stop watching; shut the server down if no other process uses it."""
         self._stop.set()
         try:
-            others = [c for c in self._probe.client_list()
+            clients: list[dict] = self._probe.client_list()  # type: ignore[assignment]  # sync
+            others = [c for c in clients
                       if c.get("name", "").startswith("ta-") and c["name"] != self.name]
             if not others:
                 self._probe.shutdown(nosave=True)

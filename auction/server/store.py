@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import zlib
+from typing import Any, cast
 
 import redis
 from redis.cluster import RedisCluster
@@ -131,18 +132,21 @@ RTT_TTL_S = 6 * 3600
 class Store:
     """Room records, deadlines and change messages in one Redis or one Redis Cluster."""
 
-    def __init__(self, client: redis.Redis | RedisCluster):
-        self.redis = client
+    def __init__(self, client: redis.Redis | RedisCluster) -> None:
+        # redis-py types every command's answer as "a value or an awaitable of it" (its
+        # sync and async clients share the annotations): each method here says instead
+        # what it returns.
+        self.redis: Any = cast(Any, client)
         self.cluster = isinstance(client, RedisCluster)
         # Sharded pub/sub keeps a room's messages on its own node (Redis 7).
         self.publish = "SPUBLISH" if self.cluster else "PUBLISH"
-        self._create = client.register_script(scripts.CREATE)
-        self._save = client.register_script(scripts.SAVE)
-        self._claim = client.register_script(scripts.CLAIM)
-        self._take_slot = client.register_script(scripts.TAKE_SLOT)
-        self._beats = client.register_script(scripts.BEATS)
-        self._reschedule = client.register_script(scripts.RESCHEDULE)
-        self._lease = client.register_script(scripts.LEASE)
+        self._create = self.redis.register_script(scripts.CREATE)
+        self._save = self.redis.register_script(scripts.SAVE)
+        self._claim = self.redis.register_script(scripts.CLAIM)
+        self._take_slot = self.redis.register_script(scripts.TAKE_SLOT)
+        self._beats = self.redis.register_script(scripts.BEATS)
+        self._reschedule = self.redis.register_script(scripts.RESCHEDULE)
+        self._lease = self.redis.register_script(scripts.LEASE)
 
     def time(self) -> tuple[int, int]:
         """The store's clock: TIME of the one node every worker asks alike."""
@@ -226,7 +230,8 @@ class Store:
     def beat_many(self, entries: list[tuple]) -> None:
         """Heartbeats and round trips of holds of one shard, in one script call:
         (code, pid, owner, last alive ms, samples oldest first, socket ended)."""
-        keys, args = [], [SLOT_KEEP_MS, RTT_KEEP, RTT_TTL_S]
+        keys: list[str] = []
+        args: list[str | int] = [SLOT_KEEP_MS, RTT_KEEP, RTT_TTL_S]
         for code, pid, owner, alive_ms, samples, ended in entries:
             keys += [hold_key(code, pid), rtt_key(code, pid)]
             args += [owner, "-" if ended else owner, alive_ms, len(samples), *samples]
@@ -235,7 +240,7 @@ class Store:
     def heartbeats(self, keys: list[str]) -> list[tuple[str, int] | None]:
         """(owner, last alive ms) of each slot (one room's: one hash slot);
         owner "-" once the socket has ended."""
-        out = []
+        out: list[tuple[str, int] | None] = []
         for value in self.redis.mget(keys) if keys else []:
             if value is None:
                 out.append(None)

@@ -25,8 +25,8 @@ import time
 
 from flask import Flask
 from flask_compress import Compress
-from whitenoise import WhiteNoise
-from whitenoise.compress import Compressor
+from whitenoise import WhiteNoise  # type: ignore[import-untyped]
+from whitenoise.compress import Compressor  # type: ignore[import-untyped]
 
 from . import render
 
@@ -41,8 +41,8 @@ def init(app: Flask) -> None:
     app.config.setdefault("COMPRESS_STREAMS", False)
     Compress(app)
     root = prepare(app.instance_path)
-    app.wsgi_app = WhiteNoise(app.wsgi_app, root=root, prefix="static/", max_age=YEAR_S,
-                              add_headers_function=_headers)
+    app.wsgi_app = WhiteNoise(app.wsgi_app, root=root,  # type: ignore[method-assign]
+                              prefix="static/", max_age=YEAR_S, add_headers_function=_headers)
 
 
 def _headers(headers, path: str, url: str) -> None:

@@ -17,7 +17,7 @@ import io
 import socket
 from http import client
 
-import gevent
+import gevent  # type: ignore[import-untyped]
 from gevent import pywsgi
 
 IDLE_S = 5.0            # a kept-alive connection with no next request this long is closed

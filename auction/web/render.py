@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable, Sequence
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from ..game.charts import charts as end_charts
 from ..game.settings import PRESETS
+from ..game.views import View
 from .qr import room_qr
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -101,7 +103,7 @@ def preset_of(settings: dict) -> str | None:
                  if book(preset.to_dict()) == book(settings)), None)
 
 
-_NUMERIC = {
+_NUMERIC: dict[str, tuple[list[int], Callable[[int], str]]] = {
     "rounds": (list(range(1, 31)), str),
     "bank_ms": ([30_000, 60_000, 90_000, 120_000, 180_000, 240_000, 300_000, 360_000,
                  420_000, 480_000, 540_000, 600_000, 720_000, 900_000, 1_200_000,
@@ -181,7 +183,7 @@ def template(name: str, **context) -> str:
 # -- the room page ----------------------------------------------------------
 
 
-def _context(view: dict, ctx: dict) -> dict:
+def _context(view: View, ctx: dict) -> dict:
     """What every part sees: the view, ctx, and lookups derived from the view alone."""
     players = {p["id"]: p for p in view["players"]}
     me = view["me"]
@@ -197,7 +199,7 @@ def _context(view: dict, ctx: dict) -> dict:
         "players": players,
         "name_of": name_of,
         "who": lambda ids: names(name_of(pid) for pid in ids),
-        "seated": bool(me) and not me.get("left"),
+        "seated": me is not None and not me.get("left"),
         "code": ctx["code"],
         "csrf_token": ctx.get("csrf_token", ""),
         "invite_url": ctx.get("invite_url", ""),
@@ -205,7 +207,8 @@ def _context(view: dict, ctx: dict) -> dict:
     }
 
 
-def partials(view: dict, ctx: dict, names=PARTS, folder: str = "partials") -> dict[str, str]:
+def partials(view: View, ctx: dict, names: Sequence[str] = PARTS,
+             folder: str = "partials") -> dict[str, str]:
     """The inner HTML of every live part, keyed by its SSE event name
     (the room page's, or another page's: the big screen's live in ``screen/``)."""
     data = _context(view, ctx)
@@ -213,12 +216,12 @@ def partials(view: dict, ctx: dict, names=PARTS, folder: str = "partials") -> di
             for name in names}
 
 
-def page_of(name: str, view: dict, ctx: dict) -> str:
+def page_of(name: str, view: View, ctx: dict) -> str:
     """Another page drawn from a view, with what the parts see (the results page)."""
     return ENV.get_template(name).render({**_context(view, ctx), **ctx})
 
 
-def page(view: dict | None, ctx: dict, name: str = "room.html", parts=PARTS,
+def page(view: View | None, ctx: dict, name: str = "room.html", parts: Sequence[str] = PARTS,
          folder: str = "partials") -> str:
     """A whole room page (every part included), or a 'no such room' page."""
     if view is None:
