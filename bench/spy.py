@@ -21,10 +21,10 @@ from pathlib import Path
 # (group, markers): a sample belongs to the group if its stack names any marker
 # (py-spy names frames "Class.method (path:line)").
 GROUPS = [
-    ("hold sockets", ("HoldSession.",)),
-    ("  watching a hold (pings, beats, news)", ("HoldSession._watch (",)),
-    ("  the press", ("HoldSession._press (",)),
-    ("  the release", ("HoldSession._release (", "HoldSession._run_out (")),
+    ("hold sockets", ("HoldSocket.",)),
+    ("  watching a hold (pings, beats, news)", ("HoldSocket._watch (",)),
+    ("  the press", ("Hold.press (",)),
+    ("  the release", ("Hold.release (", "Hold.due (")),
     ("event streams", ("serve.<locals>.generate (",)),
     ("  building views", ("view_for (",)),
     ("timer loop (scheduler)", ("Scheduler.",)),

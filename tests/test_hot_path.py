@@ -8,6 +8,7 @@ import time
 
 import redis
 
+from auction.game import rules
 from auction.server import store
 from client import Player
 
@@ -54,19 +55,32 @@ def test_a_hold_costs_no_save_and_no_publish_while_nothing_changes(server, redis
 
 
 
-def _session_after_press(latest):
-    """A hold session as it stands after its press was saved at version 7."""
-    from auction.server.hub import Listener, Published
-    from auction.web.hold import HoldSession
-    session = HoldSession.__new__(HoldSession)
-    session.listener = Listener(hub=None, code="ABCD")
-    session.listener.latest = latest
-    session.pid, session.round, session.version, session.pressed_ms = "p2", 1, 7, 5_000
-    return session, Published
+def _hold_after_press(latest):
+    """A hold as it stands after its press was saved at version 7: seat p2, in round 1,
+    its bank running dry at 6 s; the clock at 5.5 s."""
+    from types import SimpleNamespace
+
+    from auction.server.holds import Hold
+    from auction.server.hub import Listener
+    from auction.server.record import Room
+    clock = SimpleNamespace(now_ms=lambda: 5_500)
+    hold = Hold(SimpleNamespace(clock=clock), None, None, 0, "ABCD", "token",
+                Room(rules.new_game("ABCD")), 5_000, False, None)
+    hold.seat, hold.round, hold.version, hold.runs_out = "p2", 1, 7, 6_000
+    hold._listener = Listener(hub=None, code="ABCD")
+    hold._listener.latest = latest
+    return hold
 
 
-def _record(holds):
-    return {"game": {"current": {"number": 1, "holds": holds}}}
+def _published(version, holds, number=1):
+    """The room as published at ``version``: round ``number`` with these [press, release]."""
+    from auction.server.hub import Published
+    from auction.server.record import Room
+    game = rules.new_game("ABCD")
+    if holds is not None:
+        game.current = rules.Round(number, 0, 3_000, 4_000,
+                                   {pid: rules.Hold(*hold) for pid, hold in holds.items()})
+    return Published(version, Room(game).to_record())
 
 
 def test_a_change_published_before_the_press_does_not_end_the_hold():
@@ -76,12 +90,15 @@ def test_a_change_published_before_the_press_does_not_end_the_hold():
     the socket said round_over and the watchdog then released the seat at its
     last heartbeat, before spending -- charged nothing, for nothing; seen about
     once in twenty rounds of two players pressing together)."""
-    session, Published = _session_after_press(None)
-    session.listener.put(Published(6, _record({"p1": [4_990, None]})))
-    assert session._still_holding()
-    session.listener.put(Published(7, _record({"p1": [4_990, None], "p2": [5_000, None]})))
-    assert session._still_holding()
-    session.listener.put(Published(8, _record({"p1": [4_990, None], "p2": [5_000, 6_000]})))
-    assert not session._still_holding()                     # newer news does end it
-    session, Published = _session_after_press(Published(9, {"game": {"current": None}}))
-    assert not session._still_holding()                     # the round is gone
+    hold = _hold_after_press(None)
+    assert hold.ended() is None                             # no news: still held
+    hold._listener.put(_published(6, {"p1": [4_990, None]}))
+    assert hold.ended() is None
+    hold._listener.put(_published(7, {"p1": [4_990, None], "p2": [5_000, None]}))
+    assert hold.ended() is None
+    hold._listener.put(_published(8, {"p1": [4_990, None], "p2": [5_000, 6_000]}))
+    assert hold.ended() == "bank_empty"                     # newer news does end it
+    hold = _hold_after_press(_published(9, None))
+    assert hold.ended() == "round_over"                     # the round is gone
+    hold = _hold_after_press(_published(9, {"p2": [5_000, None]}, number=2))
+    assert hold.ended() == "round_over"                     # another round: this one is over

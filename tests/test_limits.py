@@ -16,7 +16,7 @@ import redis
 import websocket
 from itsdangerous import URLSafeSerializer
 
-from auction.server.rooms import ALPHABET
+from auction.server.codes import ALPHABET
 from client import Player
 from harness import AppServer
 

@@ -15,7 +15,7 @@ from ..game import rules
 
 # While humans hold, the room is looked at this often for silent sockets. The
 # look is only for a socket whose worker died with it (a live worker ends a
-# silent hold itself after 800 ms, web/hold.py), and the release is dated at
+# silent hold itself after 800 ms, holds.py), and the release is dated at
 # the last sign of life whenever it is found, so a slower look costs no one
 # time, only delays that round's end. Each look is a load and a heartbeat read
 # per holding room: at 400 ms they were most of the timer loop's work.
@@ -49,7 +49,10 @@ class Room:
 
     def human_holders(self) -> list[str]:
         rnd = self.game.current
-        return [pid for pid in rnd.holders() if not self.game.player(pid).bot] if rnd else []
+        if rnd is None:
+            return []
+        players = [self.game.player(pid) for pid in rnd.holders()]
+        return [p.id for p in players if p is not None and not p.bot]
 
     def spending_shown(self, rnd: int) -> int | None:
         """When round ``rnd``'s spending was published, if it was."""

@@ -12,14 +12,16 @@ The room record itself (``Room``) lives in ``record.py``.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..ai import bots
 from ..game import fairness, rules
 from . import names
-from .codes import ALPHABET, CODE_LENGTH, new_code, valid_code  # noqa: F401  (re-exported)
-from .record import Room, digest  # noqa: F401  (re-exported: the web layer names them here)
+from .codes import new_code
+from .record import Room, digest
 from ..game.rematch import table_again
+from .clock import Clock
 from .store import ENDED_TTL_S, LOBBY_TTL_S, PLAYING_TTL_S, NoSuchRoom, Store, hold_key
 
 RETRIES = 20
@@ -36,19 +38,18 @@ class Conflict(RuntimeError):
     """Too many lost races in a row; the caller should answer 'try again'."""
 
 
-def hold_slot(code: str, pid: str) -> str:
-    """The store key of a seat's hold socket claim and heartbeat."""
-    return hold_key(code, pid)
+# What a writer asks of the rules: an action for a seat, or for the room as loaded (None:
+# only what is due).
+Make = Callable[[str], rules.Action]
+Build = Callable[[Room], rules.Action | None]
 
 
 @dataclass
 class Outcome:
-    """What an action did: the saved room, its version and the events."""
+    """What an action did: the saved room and its version."""
 
     room: Room
     version: int
-    events: list
-    result: object = None
 
 
 def _ttl(game: rules.Game) -> int:
@@ -60,11 +61,11 @@ def _ttl(game: rules.Game) -> int:
 class Rooms:
     """All writes to rooms, for any number of workers sharing one store."""
 
-    def __init__(self, store: Store, clock, cap_ms: int = 0):
+    def __init__(self, store: Store, clock: Clock, cap_ms: int = 0) -> None:
         self.store = store
         self.clock = clock
         self.cap_ms = cap_ms      # the latency compensation cap (fairness.py)
-        self.wake = lambda at_ms: None  # set by the worker's scheduler
+        self.wake: Callable[[int], None] = lambda at_ms: None  # set by the worker's scheduler
 
     # -- reading ------------------------------------------------------------
 
@@ -74,8 +75,8 @@ class Rooms:
 
     # -- creating ------------------------------------------------------------
 
-    def create(self, token: str, name: str, preset: str, setup=(), tls: bool = False,
-               kind: str = "online") -> str:
+    def create(self, token: str, name: str, preset: str, setup: Sequence[Make] = (),
+               tls: bool = False, kind: str = "online") -> str:
         """A new room with this device as host; ``setup`` actions follow the join.
 
         The game keeps how long after go a late press may still arrive and
@@ -123,13 +124,15 @@ class Rooms:
         def build(fresh):   # None if another tap won the race meanwhile: keep its room
             return None if fresh.game.rematch else rules.Rematch(pid, new)
         opened = self.act(code, build).room.game.rematch
+        assert opened is not None                   # this one's, or the tap's that won
         if opened != new:
             self.store.drop(new)
         return opened
 
     # -- the composer --------------------------------------------------------
 
-    def act(self, code: str, build, now_ms: int | None = None, after=None,
+    def act(self, code: str, build: Build, now_ms: int | None = None,
+            after: Callable[[Room, list[rules.Event]], None] | None = None,
             watchdog: bool = False) -> Outcome:
         """Apply ``build(room)`` -- an action, or None for just the due timers.
 
@@ -150,11 +153,9 @@ class Rooms:
             events = self._run_due(room, now)
             if watchdog:
                 events += self._release_orphans(code, room, now)
-            result = None
             if action is not None:
                 room.game, more = rules.apply(room.game, action, now)
                 events += more
-                result = more
                 self._plan_bots(room, more)
                 if after is not None:
                     after(room, more)
@@ -167,7 +168,7 @@ class Rooms:
                 self.store.reschedule(code, version, deadline)
                 if deadline is not None:
                     self.wake(deadline)
-                return Outcome(room, version, events, result)
+                return Outcome(room, version)
             new_version = self.store.save(code, version, after_record, deadline,
                                           _ttl(room.game))
             if new_version is not None:
@@ -176,7 +177,7 @@ class Rooms:
                 if any(isinstance(e, rules.PhaseChanged) and e.phase is rules.Phase.ENDED
                        for e in events):   # each seated device's "your games" list
                     self.store.remember_game(list(room.seats), code, now)
-                return Outcome(room, new_version, events, result)
+                return Outcome(room, new_version)
         raise Conflict("the room is busy; try again")
 
     def tick(self, code: str) -> Outcome | None:
@@ -191,7 +192,8 @@ class Rooms:
         """Note when this save shows a round's spending to everyone: the one moment
         per room that releases are dated from, which no client's stream can move."""
         rnd = room.game.current
-        if room.game.phase is rules.Phase.SPENDING and room.spending_shown(rnd.number) is None:
+        if (rnd is not None and room.game.phase is rules.Phase.SPENDING
+                and room.spending_shown(rnd.number) is None):
             room.shown = [rnd.number, self.clock.now_ms()]
 
     def _run_due(self, room: Room, now: int) -> list:
@@ -218,7 +220,7 @@ class Rooms:
     def _release_orphans(self, code: str, room: Room, now: int) -> list:
         """Release human holders whose socket fell silent, at their last-alive moment."""
         holders = room.human_holders()
-        beats = self.store.heartbeats([hold_slot(code, pid) for pid in holders])
+        beats = self.store.heartbeats([hold_key(code, pid) for pid in holders])
         events: list = []
         for pid, beat in zip(holders, beats):
             owner, alive = beat if beat else ("-", now)
@@ -236,14 +238,15 @@ class Rooms:
             if room.game.phase in (rules.Phase.RESULT, rules.Phase.ENDED):
                 room.bot_queue = []
             return
-        game = room.game
-        plans = bots.round_plans(game, game.current.start_ms, room.bot_seed)
+        game, rnd = room.game, room.game.current
+        assert rnd is not None                      # a countdown is a round's
+        plans = bots.round_plans(game, rnd.start_ms, room.bot_seed)
         actions = bots.bot_actions(game, plans)
         room.bot_queue = sorted(
             [at, "press" if isinstance(a, rules.Press) else "release", a.player]
             for at, a in actions)
 
-    # -- what the web layer asks for ------------------------------------------
+    # -- what the service asks for (service.py) --------------------------------
 
     def join(self, code: str, token: str, name: str) -> Outcome:
         """Seat this device (again, if it already has a seat: rejoining is free)."""
@@ -259,7 +262,8 @@ class Rooms:
                     room.seats[digest(token)] = event.player
         return self.act(code, build, after=bind)
 
-    def as_player(self, code: str, token: str, make, after=None) -> Outcome:
+    def as_player(self, code: str, token: str, make: Make,
+                  after: Callable[[Room, list[rules.Event]], None] | None = None) -> Outcome:
         """Apply ``make(player_id)`` for this device's seat; NotAllowed if unseated."""
         return self.act(code, lambda room: make(_seated(room, token)), after=after)
 
@@ -272,9 +276,9 @@ class Rooms:
                     room.kicked.append(seat)
         return self.as_player(code, token, lambda pid: rules.Kick(pid, target), after=bar)
 
-    def release(self, code: str, token: str, moment) -> Outcome:
-        """Let go at ``moment(room)``: the hold socket dates the release from the room
-        as it is saved (when its spending was shown), not from a copy of its own."""
+    def release(self, code: str, token: str, moment: Callable[[Room], int]) -> Outcome:
+        """Let go at ``moment(room)``: a hold dates its release from the room as it is
+        saved (when its spending was shown), not from a copy of its own (holds.py)."""
         return self.act(code, lambda room: rules.Release(_seated(room, token), moment(room)))
 
     def leave(self, code: str, token: str) -> Outcome:

@@ -1,19 +1,48 @@
-"""The one face of the server that the web layer calls (see auction.server)."""
+"""The one face of the server that the web layer calls (see auction.server).
+
+Everything a request, a stream or a hold socket needs goes through ``Service``:
+a device's view of a room, the writes (create, join, act, kick, leave,
+rematch), a press of the hold socket (``hold``: holds.py), the finished games
+of a device, a stream's room (``watch``), the connection leases the limits
+count, and the game clock. The web layer holds no store, no room record and no
+subscription of its own; and every view it sends is ``views.view_for``'s.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+from redis import Redis
+from redis.cluster import RedisCluster
+
+from ..game import rules
+from ..game.views import View, view_for
 from .beats import Beats
 from .clock import Clock
+from .holds import Hold, Line
 from .hub import Hub
-from .rooms import Rooms
+from .leases import Lease
+from .record import Room, digest
+from .rooms import Make, Outcome, Rooms
 from .scheduler import Scheduler
-from .store import Store
+from .store import NoSuchRoom, Store
+from .watch import Watch
+
+@dataclass(frozen=True)
+class Finished:
+    """One of a device's finished games, as its "your games" list shows it."""
+
+    code: str
+    ago_ms: int             # how long ago it ended
+    view: View              # the spectator's final view: what anyone may know of it
+    seat: str | None        # the device's player id in it
 
 
 class Service:
     """One worker's connections to the shared store, built once per app."""
 
-    def __init__(self, client, cap_ms: int = 0):
+    def __init__(self, client: Redis | RedisCluster, cap_ms: int = 0) -> None:
+        self.cap_ms = cap_ms            # the latency compensation cap (fairness.py)
         self.store = Store(client)
         self.clock = Clock(self.store.time)
         self.hub = Hub(client)
@@ -22,3 +51,103 @@ class Service:
         self.scheduler = Scheduler(self.rooms)
         # A deadline set here wakes this worker's timer loop at once.
         self.rooms.wake = self.scheduler.wake
+
+    def start(self) -> None:
+        """Run this worker's timer loop (a serving worker; tests of requests need none)."""
+        self.scheduler.start()
+
+    def now_ms(self) -> int:
+        """The game clock: the store's time, the same for every worker."""
+        return self.clock.now_ms()
+
+    # -- reading ---------------------------------------------------------------
+
+    def load(self, code: str) -> Room:
+        """Room ``code`` as stored; NoSuchRoom if there is none."""
+        return self.rooms.load(code)[0]
+
+    def view(self, code: str, token: str | None,
+             room: Room | None = None) -> tuple[View, Room]:
+        """This device's view of room ``code`` now -- a spectator's without a seat or a
+        token -- and the room it was drawn from. ``room``: the room as the caller already
+        loaded it (one load a request)."""
+        room = self.load(code) if room is None else room
+        return self._view(room, token), room
+
+    def final_view(self, code: str, token: str | None,
+                   room: Room | None = None) -> tuple[View | None, Room]:
+        """This device's view of a finished game; None while it is still running (its
+        results would be its hidden facts)."""
+        room = self.load(code) if room is None else room
+        if room.game.phase is not rules.Phase.ENDED:
+            return None, room
+        return self._view(room, token), room
+
+    def recent_games(self, token: str) -> list[Finished]:
+        """This device's finished games (kept under its token's digest), newest first."""
+        now = self.now_ms()
+        seat = digest(token)
+        games = []
+        for code, ended_ms in self.store.recent_games(seat, now):
+            try:
+                room = self.load(code)
+            except NoSuchRoom:
+                continue           # expired, or dropped
+            if room.game.phase is not rules.Phase.ENDED:
+                continue
+            games.append(Finished(code, now - ended_ms, view_for(room.game, None, now),
+                                  room.seats.get(seat)))
+        return games
+
+    def watch(self, code: str) -> Watch:
+        """Room ``code`` for an event stream, kept at its newest change; NoSuchRoom if none."""
+        return Watch(self.hub, self.rooms, self.clock, code)
+
+    def _view(self, room: Room, token: str | None) -> View:
+        return view_for(room.game, room.seat_of(token), self.now_ms())
+
+    def _after(self, outcome: Outcome, token: str) -> View:
+        return self._view(outcome.room, token)
+
+    # -- writing: each returns the device's view of the room as saved -------------
+
+    def create(self, token: str, name: str, preset: str, setup: Sequence[Make] = (),
+               tls: bool = False, kind: str = "online") -> str:
+        """A new room with this device as host, ``setup`` applied; returns its code.
+        ``tls``: the site is served over TLS (a late press may come later, fairness.py);
+        ``kind`` "solo": a game against the computer."""
+        return self.rooms.create(token, name, preset, setup, tls=tls, kind=kind)
+
+    def join(self, code: str, token: str, name: str) -> View:
+        """Seat this device (again, if it has a seat: rejoining is free)."""
+        return self._after(self.rooms.join(code, token, name), token)
+
+    def act(self, code: str, token: str, make: Make) -> View:
+        """Apply ``make(player_id)`` for this device's seat; NotAllowed if it has none."""
+        return self._after(self.rooms.as_player(code, token, make), token)
+
+    def kick(self, code: str, token: str, target: str) -> View:
+        """The host removes ``target``: that device stays out."""
+        return self._after(self.rooms.kick(code, token, target), token)
+
+    def leave(self, code: str, token: str) -> None:
+        self.rooms.leave(code, token)
+
+    def rematch(self, code: str, token: str) -> str:
+        """The host opens the next game for the same table; returns its code."""
+        return self.rooms.rematch(code, token)
+
+    # -- the hold socket and the limits ----------------------------------------------
+
+    def hold(self, code: str, token: str, pressed_ms: int, tls: bool, line: Line) -> Hold:
+        """A press of room ``code``'s hold socket that arrived at ``pressed_ms``, heard
+        through ``line``; NoSuchRoom if there is no such room. Its ``seat`` is None if
+        this device is not seated there."""
+        room = self.load(code)
+        return Hold(self.rooms, self.hub, self.beats, self.cap_ms, code, token, room,
+                    pressed_ms, tls, line)
+
+    def lease(self, key: str, cap: int, ttl_ms: int) -> Lease:
+        """One of at most ``cap`` connections open at once under ``key``, for ``ttl_ms``
+        unless renewed (``taken`` False: all were taken)."""
+        return Lease(self.store, self.clock, key, cap, ttl_ms)

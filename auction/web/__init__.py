@@ -19,8 +19,7 @@ from flask import Flask, current_app, g, request
 from flask_limiter.errors import RateLimitExceeded
 
 from ..game import rules
-from ..server.rooms import Conflict
-from ..server.store import NoSuchRoom
+from ..server import Conflict, NoSuchRoom
 from . import (actions, api, capacity, delivery, hold, hosts, identity, limits, outage, pages,
                results, room, screen, stream)
 from .common import csrf_token, services
@@ -63,7 +62,7 @@ def register(app: Flask, client) -> None:
 
 
 def _refuse_cross_site():
-    g.arrived_ms = services().clock.now_ms()
+    g.arrived_ms = services().now_ms()
     if identity.cross_site():
         identity.anonymous()
         return error(403, "cross-site request refused")

@@ -6,14 +6,15 @@ to browsers, so every form works without JavaScript.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 from flask import Blueprint, g, request
+from flask.typing import ResponseReturnValue
 
 from ..game import rules
 from ..game.settings import whole_number
-from ..server.store import NoSuchRoom
-from ..game.views import view_for
+from ..server import NoSuchRoom, View
 from .common import room_code, services
 from .respond import done, form, text
 
@@ -22,9 +23,8 @@ bp = Blueprint("actions", __name__)
 SOLO_MODES = {"full": "auction", "quick": "quick"}
 
 
-def _view(outcome, code: str):
-    pid = outcome.room.seat_of(g.device_token)
-    return done(view_for(outcome.room.game, pid, services().clock.now_ms()), to=f"/r/{code}")
+def _view(view: View, code: str) -> ResponseReturnValue:
+    return done(view, to=f"/r/{code}")
 
 
 def _whole(value, name: str, low: int, high: int) -> int:
@@ -35,18 +35,18 @@ def _whole(value, name: str, low: int, high: int) -> int:
 
 
 @bp.post("/rooms")
-def create_room():
+def create_room() -> ResponseReturnValue:
     svc = services()
     data = form()
     preset = text(data, "preset", "auction")
     if preset not in rules.PRESETS:
         raise rules.InvalidSettings(f"preset must be one of {', '.join(rules.PRESETS)}")
-    code = svc.rooms.create(g.device_token, text(data, "name"), preset, tls=request.is_secure)
+    code = svc.create(g.device_token, text(data, "name"), preset, tls=request.is_secure)
     return done({"code": code}, 201, to=f"/r/{code}")
 
 
 @bp.post("/solo")
-def create_solo():
+def create_solo() -> ResponseReturnValue:
     """You against AI players; the hard ones play with no bank display."""
     svc = services()
     data = form()
@@ -57,45 +57,46 @@ def create_solo():
         raise rules.RuleError(f"difficulty must be one of {', '.join(rules.DIFFICULTIES)}")
     if mode not in SOLO_MODES:
         raise rules.RuleError("mode must be full or quick")
-    setup = [partial(rules.AddBot, difficulty=difficulty)] * (players - 1)
+    add_bot = partial(rules.AddBot, difficulty=difficulty)
+    setup: list[Callable[[str], rules.Action]] = [add_bot] * (players - 1)
     # Every seat is taken: nobody else can join a game against the computer.
-    settings = {"max_players": players}
+    settings: dict[str, object] = {"max_players": players}
     if difficulty == "hard":
         settings["own_bank"] = "hidden"
     setup.append(lambda host: rules.ChangeSettings(host, settings))
-    code = svc.rooms.create(g.device_token, text(data, "name"), SOLO_MODES[mode], setup,
-                            tls=request.is_secure, kind="solo")
+    code = svc.create(g.device_token, text(data, "name"), SOLO_MODES[mode], setup,
+                      tls=request.is_secure, kind="solo")
     return done({"code": code}, 201, to=f"/r/{code}")
 
 
 @bp.post("/r/<code>/join")
-def join(code):
+def join(code: str) -> ResponseReturnValue:
     svc = services()
     code = room_code(code)
     name = text(form(), "name")
     try:
-        outcome = svc.rooms.join(code, g.device_token, name)
+        view = svc.join(code, g.device_token, name)
     except rules.WrongPhase:
         raise NoSuchRoom(code)  # a game under way is locked: same answer as no room
-    return _view(outcome, code)
+    return _view(view, code)
 
 
 @bp.post("/r/<code>/settings")
-def settings(code):
+def settings(code: str) -> ResponseReturnValue:
     svc = services()
     code = room_code(code)
     changes = {k: v for k, v in form().items() if k != "csrf_token"}
-    outcome = svc.rooms.as_player(code, g.device_token,
-                                  lambda pid: rules.ChangeSettings(pid, changes))
-    return _view(outcome, code)
+    return _view(svc.act(code, g.device_token, lambda pid: rules.ChangeSettings(pid, changes)),
+                 code)
 
 
 @bp.post("/r/<code>/bots")
-def seat_bots(code):
+def seat_bots(code: str) -> ResponseReturnValue:
     svc = services()
     code = room_code(code)
     data = form()
     kind = text(data, "action")
+    make: Callable[[str], rules.Action]
     if kind == "add":
         difficulty = text(data, "difficulty", "medium")
         make = lambda pid: rules.AddBot(pid, difficulty)  # noqa: E731
@@ -104,34 +105,34 @@ def seat_bots(code):
         make = lambda pid: rules.RemoveBot(pid, player)  # noqa: E731
     else:
         raise rules.RuleError("action must be add or remove")
-    return _view(svc.rooms.as_player(code, g.device_token, make), code)
+    return _view(svc.act(code, g.device_token, make), code)
 
 
 @bp.post("/r/<code>/kick")
-def kick(code):
+def kick(code: str) -> ResponseReturnValue:
     svc = services()
     code = room_code(code)
     target = text(form(), "player")
-    return _view(svc.rooms.kick(code, g.device_token, target), code)
+    return _view(svc.kick(code, g.device_token, target), code)
 
 
 @bp.post("/r/<code>/start")
-def start(code):
+def start(code: str) -> ResponseReturnValue:
     svc = services()
     code = room_code(code)
-    return _view(svc.rooms.as_player(code, g.device_token, rules.Start), code)
+    return _view(svc.act(code, g.device_token, rules.Start), code)
 
 
 @bp.post("/r/<code>/leave")
-def leave(code):
+def leave(code: str) -> ResponseReturnValue:
     svc = services()
     code = room_code(code)
-    svc.rooms.leave(code, g.device_token)
+    svc.leave(code, g.device_token)
     return done({"left": True}, to="/")
 
 
 @bp.post("/r/<code>/lock")
-def lock(code):
+def lock(code: str) -> ResponseReturnValue:
     """The host locks the lobby to new joins (``locked`` true) or opens it (false)."""
     svc = services()
     code = room_code(code)
@@ -140,5 +141,4 @@ def lock(code):
     if type(value) not in (bool, str) or value not in (True, False, "true", "false"):
         raise rules.RuleError("locked must be true or false")
     locked = value in (True, "true")
-    return _view(svc.rooms.as_player(code, g.device_token,
-                                     lambda pid: rules.Lock(pid, locked)), code)
+    return _view(svc.act(code, g.device_token, lambda pid: rules.Lock(pid, locked)), code)

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, g, jsonify
+from flask import Blueprint, Response, g, jsonify
 
-from ..game.views import view_for
-from .common import load_room, room_code, services
+from .common import room_code, view
 
 bp = Blueprint("api", __name__)
 
 
 @bp.get("/r/<code>/state")
-def state(code):
-    svc = services()
-    room = load_room(room_code(code))
-    return jsonify(view_for(room.game, room.seat_of(g.device_token), svc.clock.now_ms()))
+def state(code: str) -> Response:
+    return jsonify(view(room_code(code), g.device_token))

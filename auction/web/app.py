@@ -11,8 +11,7 @@ from collections.abc import Mapping
 
 from flask import Flask
 
-from ..server import Service, connect
-from ..server.config import Config, load_secret_key
+from ..server import Config, Service, connect, load_secret_key
 from . import register
 from .proxies import TrustedProxies
 
@@ -47,5 +46,5 @@ def create_app(config=None) -> Flask:
     app.extensions["auction"] = service
     register(app, client)
     if app.config["SCHEDULER"]:
-        service.scheduler.start()
+        service.start()
     return app

@@ -7,13 +7,13 @@ import hmac
 
 from flask import current_app, g
 
-from ..server.codes import valid_code
-from ..server.store import NoSuchRoom
+from ..server import NoSuchRoom, Room, Service, View, valid_code
 
 
-def services():
-    """The worker's store, clock, hub, rooms and scheduler (see create_app)."""
-    return current_app.extensions["auction"]
+def services() -> Service:
+    """The worker's one face of the server (see create_app)."""
+    service: Service = current_app.extensions["auction"]
+    return service
 
 
 def _mac(message: str, length: int) -> str:
@@ -33,14 +33,35 @@ def invite_token(code: str) -> str:
     return _mac(f"invite:{code}", 16)
 
 
-def load_room(code: str):
+def load_room(code: str) -> Room:
     """Room ``code`` (canonical) as this request first loaded it: the limits may already
     have, to find the device's seat (limits.seated). A stream or a hold socket loads its
     own after it starts listening, so that no change slips between the two."""
+    room = _loaded(code)
+    if room is None:
+        room = services().load(code)
+        g.loaded_room = (code, room)
+    return room
+
+
+def _loaded(code: str) -> Room | None:
     loaded = g.get("loaded_room")
-    if loaded is None or loaded[0] != code:
-        loaded = g.loaded_room = (code, *services().rooms.load(code))
-    return loaded[1]
+    return loaded[1] if loaded is not None and loaded[0] == code else None
+
+
+def view(code: str, token: str | None) -> View:
+    """The view of room ``code`` (canonical) for this device's ``token`` (None: the
+    spectator's), from the room as this request loaded it."""
+    shown, room = services().view(code, token, _loaded(code))
+    g.loaded_room = (code, room)
+    return shown
+
+
+def final_view(code: str, token: str | None) -> View | None:
+    """This device's view of a finished game (``view``); None while it is running."""
+    shown, room = services().final_view(code, token, _loaded(code))
+    g.loaded_room = (code, room)
+    return shown
 
 
 def room_code(code: str) -> str:

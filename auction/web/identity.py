@@ -17,7 +17,7 @@ import secrets
 from flask import current_app, g, request
 from itsdangerous import BadData, URLSafeSerializer
 
-from ..server.rooms import digest
+from ..server import digest
 
 COOKIE = "ta_device"
 TOKEN_BYTES = 24            # 192 bits

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import hmac
 import math
-import secrets
 import time
+from collections.abc import Callable
 
 from flask import Flask, current_app, g, request
 from flask_limiter import ApplicationLimit, Limiter
@@ -32,7 +32,7 @@ from flask_limiter.errors import RateLimitExceeded
 from limits import parse_many
 from redis.cluster import RedisCluster
 
-from ..server.store import NoSuchRoom
+from ..server import Lease, NoSuchRoom
 from .common import invite_token, load_room, room_code, services
 from .identity import address, device
 
@@ -136,8 +136,9 @@ def _limit(rate: str, scope: str, key, exempt, misses: bool) -> ApplicationLimit
 def init(app: Flask, client) -> Limiter:
     """The app's limiter, storing its counters in the app's own Redis."""
     scale = app.config["RATE_LIMIT_SCALE"]
-    limits = [_limit(_scaled(rate, scale), scope, address, _for_strangers(endpoints), misses)
-              for rate, scope, endpoints, misses in BY_ADDRESS]
+    limits: list[str | Callable[[], str] | ApplicationLimit] = [
+        _limit(_scaled(rate, scale), scope, address, _for_strangers(endpoints), misses)
+        for rate, scope, endpoints, misses in BY_ADDRESS]
     limits += [_limit(_scaled(rate, scale), scope, device, _not(_applies(endpoints)), misses)
                for rate, scope, endpoints, misses in BY_DEVICE]
     if isinstance(client, RedisCluster):   # limits speaks the same redis+cluster:// URLs
@@ -187,41 +188,19 @@ def retry_after(exc: RateLimitExceeded) -> int:
     return exc.limit.limit.get_expiry()
 
 
-class Lease:
-    """One of the connections a device or an address may have open at once. It keeps
-    the worker's services: a stream renews and drops it outside any request."""
-
-    def __init__(self, key: str, cap: str, ttl_ms: int):
-        self.key = f"conc:{key}"
-        self.member = secrets.token_hex(8)
-        self.ttl_ms = ttl_ms
-        self.svc = services()
-        self.taken = self.svc.store.take_lease(self.key, self.member,
-                                               current_app.extensions["auction_caps"][cap],
-                                               self.svc.clock.now_ms(), ttl_ms)
-
-    def renew(self) -> None:
-        self.svc.store.renew_lease(self.key, self.member, self.svc.clock.now_ms(), self.ttl_ms)
-
-    def drop(self) -> None:
-        if self.taken:
-            self.taken = False
-            self.svc.store.drop_lease(self.key, self.member)
-
-    def __enter__(self) -> Lease:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.drop()
+def _lease(key: str, cap: str, ttl_ms: int) -> Lease:
+    """One of the connections a device or an address may have open at once (the
+    server keeps it: a stream renews and drops it outside any request)."""
+    return services().lease(key, current_app.extensions["auction_caps"][cap], ttl_ms)
 
 
 def stream_lease() -> Lease:
     """A seated player's stream of their room is theirs; anyone else's is the address's."""
     if seated():
-        return Lease(f"stream-device:{device()}", "MAX_STREAMS_PER_DEVICE", STREAM_LEASE_MS)
-    return Lease(f"stream:{address()}", "MAX_STREAMS_PER_ADDRESS", STREAM_LEASE_MS)
+        return _lease(f"stream-device:{device()}", "MAX_STREAMS_PER_DEVICE", STREAM_LEASE_MS)
+    return _lease(f"stream:{address()}", "MAX_STREAMS_PER_ADDRESS", STREAM_LEASE_MS)
 
 
 def hold_lease() -> Lease:
     """For a socket that found its seat: the device's, whoever else holds."""
-    return Lease(f"hold:{device()}", "MAX_HOLDS_PER_DEVICE", HOLD_LEASE_MS)
+    return _lease(f"hold:{device()}", "MAX_HOLDS_PER_DEVICE", HOLD_LEASE_MS)

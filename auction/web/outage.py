@@ -17,7 +17,7 @@ import time
 
 from flask import Flask, current_app, jsonify, request
 
-from ..server.store import UNAVAILABLE
+from ..server import UNAVAILABLE
 from .render import template
 from .respond import wants_json
 

@@ -8,13 +8,12 @@ nothing else: a running game's results would be its hidden facts.
 from __future__ import annotations
 
 from flask import Blueprint, Response, g, jsonify
+from flask.typing import ResponseReturnValue
 
-from ..game import export, rules
-from ..server.rooms import digest
-from ..server.store import NoSuchRoom
-from ..game.views import view_for
-from . import render
-from .common import load_room, room_code, services
+from ..game import export
+from ..server import View
+from . import common, render
+from .common import room_code, services
 from .hosts import site_url
 from .respond import done, error, wants_json
 
@@ -23,13 +22,9 @@ bp = Blueprint("results", __name__)
 NOT_FINISHED = "the game is not finished yet: results appear when it ends"
 
 
-def final_view(code: str) -> dict | None:
+def final_view(code: str) -> View | None:
     """This device's view of a finished game; None while it is still running."""
-    svc = services()
-    room = load_room(room_code(code))
-    if room.game.phase is not rules.Phase.ENDED:
-        return None
-    return view_for(room.game, room.seat_of(g.device_token), svc.clock.now_ms())
+    return common.final_view(room_code(code), g.device_token)
 
 
 def results_url(code: str) -> str:
@@ -37,7 +32,7 @@ def results_url(code: str) -> str:
 
 
 @bp.get("/r/<code>/results")
-def page(code):
+def page(code: str) -> ResponseReturnValue:
     view = final_view(code)
     if view is None:
         return error(404, NOT_FINISHED)
@@ -49,7 +44,7 @@ def page(code):
 
 
 @bp.get("/r/<code>/results.json")
-def as_json(code):
+def as_json(code: str) -> ResponseReturnValue:
     view = final_view(code)
     if view is None:
         return error(404, NOT_FINISHED)
@@ -57,7 +52,7 @@ def as_json(code):
 
 
 @bp.get("/r/<code>/results.csv")
-def as_csv(code):
+def as_csv(code: str) -> ResponseReturnValue:
     view = final_view(code)
     if view is None:
         return error(404, NOT_FINISHED)
@@ -67,9 +62,9 @@ def as_csv(code):
 
 
 @bp.post("/r/<code>/rematch")
-def rematch(code):
+def rematch(code: str) -> ResponseReturnValue:
     """The host opens the next game for the same table; everyone's stream follows."""
-    new = services().rooms.rematch(room_code(code), g.device_token)
+    new = services().rematch(room_code(code), g.device_token)
     return done({"code": new}, 201, to=f"/r/{new}")
 
 
@@ -90,24 +85,16 @@ def _place(n: int) -> str:
 
 
 def recent_games() -> list[dict]:
-    """This device's finished games (kept under its token's digest), newest first."""
-    svc = services()
-    now = svc.clock.now_ms()
+    """This device's finished games, newest first, as the home page lists them."""
     games = []
-    for code, ended_ms in svc.store.recent_games(digest(g.device_token), now):
-        try:
-            room, _ = svc.rooms.load(code)
-        except NoSuchRoom:
-            continue           # expired, or dropped
-        if room.game.phase is not rules.Phase.ENDED:
-            continue
-        view = view_for(room.game, None, now)
+    for game in services().recent_games(g.device_token):
+        view, pid, final = game.view, game.seat, game.view["final"]
+        assert final is not None                    # a finished game's view has it
         names = {p["id"]: p["name"] for p in view["players"]}
-        pid = room.seats.get(digest(g.device_token))
-        mine = next((s for s in view["final"]["standings"] if s["id"] == pid), None)
-        winners = view["final"]["winners"]
+        mine = next((s for s in final["standings"] if s["id"] == pid), None)
+        winners = final["winners"]
         games.append({
-            "code": code, "ago": _ago(now - ended_ms), "players": len(view["players"]),
+            "code": game.code, "ago": _ago(game.ago_ms), "players": len(view["players"]),
             "place": _place(mine["place"]) if mine else None,
             "winner": render.names("you" if w == pid else names[w] for w in winners)
             if winners else None,

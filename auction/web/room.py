@@ -9,11 +9,11 @@ a cookie scoped to the room, so its stream, the join and the hold carry it too.
 from __future__ import annotations
 
 from flask import Blueprint, g, make_response, request
+from flask.typing import ResponseReturnValue
 
-from ..server.store import NoSuchRoom
-from ..game.views import view_for
+from ..server import NoSuchRoom
 from . import identity, limits, render
-from .common import csrf_token, invite_token, load_room, room_code, services
+from .common import csrf_token, invite_token, room_code, view
 from .hosts import site_url
 
 bp = Blueprint("room", __name__)
@@ -31,16 +31,14 @@ def page_context(code: str) -> dict:
 
 
 @bp.get("/r/<code>")
-def room_page(code):
-    svc = services()
+def room_page(code: str) -> ResponseReturnValue:
     try:
         code = room_code(code)
-        room = load_room(code)
+        shown = view(code, g.device_token)
     except NoSuchRoom:
         limits.missed_room()
         return render.page(None, {"code": code.upper()[:8]}), 404
-    view = view_for(room.game, room.seat_of(g.device_token), svc.clock.now_ms())
-    response = make_response(render.page(view, page_context(code)))
+    response = make_response(render.page(shown, page_context(code)))
     if request.args.get("i") and limits.invited():
         response.set_cookie(limits.INVITE_COOKIE, request.args["i"], path=f"/r/{code}",
                             max_age=INVITE_DAYS * 86400, httponly=True, samesite="Lax",

@@ -11,11 +11,11 @@ a byte.
 from __future__ import annotations
 
 from flask import Blueprint
+from flask.typing import ResponseReturnValue
 
-from ..server.store import NoSuchRoom
-from ..game.views import view_for
+from ..server import NoSuchRoom, View
 from . import limits, render
-from .common import load_room, room_code, services
+from .common import room_code, view
 from .room import invite_url
 from .stream import Renderer, serve
 
@@ -29,20 +29,22 @@ def _context(code: str) -> dict:
 
 
 @bp.get("/r/<code>/screen")
-def screen(code):
+def screen(code: str) -> ResponseReturnValue:
     try:
         code = room_code(code)
-        room = load_room(code)
+        shown = view(code, None)
     except NoSuchRoom:
         limits.missed_room()
         return render.page(None, {"code": code.upper()[:8]}), 404
-    view = view_for(room.game, None, services().clock.now_ms())
-    return render.page(view, _context(code), "screen.html", PARTS, "screen")
+    return render.page(shown, _context(code), "screen.html", PARTS, "screen")
 
 
 @bp.get("/r/<code>/screen/events")
-def screen_events(code):
+def screen_events(code: str) -> ResponseReturnValue:
     code = room_code(code)
-    renderer = Renderer(False, _context(code),
-                        lambda view, ctx: render.partials(view, ctx, PARTS, "screen"))
-    return serve(code, lambda room, now: view_for(room.game, None, now), renderer)
+    renderer = Renderer(False, _context(code), _parts)
+    return serve(code, None, renderer)
+
+
+def _parts(shown: View, ctx: dict) -> dict[str, str]:
+    return render.partials(shown, ctx, PARTS, "screen")

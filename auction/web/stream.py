@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable, Iterator
 
 from flask import Blueprint, Response, g, request
+from flask.typing import ResponseReturnValue
 
-from ..game.views import view_for
+from ..server import View
 from . import limits, render
 from .capacity import capacity
 from .common import room_code, services
@@ -38,14 +40,15 @@ class Renderer:
     ``parts(view, ctx)`` renders the page's live parts (the room page's by
     default; the big screen passes its own)."""
 
-    def __init__(self, as_json: bool, ctx: dict | None, parts=render.partials):
+    def __init__(self, as_json: bool, ctx: dict,
+                 parts: Callable[[View, dict], dict[str, str]] = render.partials) -> None:
         self.as_json = as_json
         self.ctx = ctx
         self.parts = parts
         self.sent: dict[str, str] = {}
         self.last: dict | None = None
 
-    def messages(self, view: dict) -> list[str]:
+    def messages(self, view: View) -> list[str]:
         # Nothing goes out unless the view changed apart from the clock: the
         # HTML carries deadline_ms (in a data attribute), so comparing HTML
         # alone would resend a part whenever anyone's hidden press woke us.
@@ -65,39 +68,34 @@ class Renderer:
 
 
 @bp.get("/r/<code>/events")
-def events(code):
+def events(code: str) -> ResponseReturnValue:
     code = room_code(code)
-    token = g.device_token
     as_json = request.args.get("format") == "json"
-    renderer = Renderer(as_json, None if as_json else page_context(code))
-    return serve(code, lambda room, now: view_for(room.game, room.seat_of(token), now), renderer)
+    renderer = Renderer(as_json, {} if as_json else page_context(code))
+    return serve(code, g.device_token, renderer)
 
 
-def serve(code: str, view_of, renderer: Renderer) -> Response:
-    """The stream of ``view_of(room, now_ms)`` for room ``code``, through ``renderer``."""
-    svc = services()
+def serve(code: str, token: str | None, renderer: Renderer) -> ResponseReturnValue:
+    """The stream of room ``code`` as the device of ``token`` sees it (None: the
+    spectator's view), through ``renderer``."""
     lease = limits.stream_lease()
     if not lease.taken:
         return error(429, "too many streams open at once; close a tab and try again")
-    # Listen before loading, so no change can slip between the two.
-    listener = svc.hub.listen(code)
     try:
-        room, version = svc.rooms.load(code)
+        watch = services().watch(code)     # it listens before it loads: nothing slips between
     except Exception:
-        listener.close()
         lease.drop()
         raise
 
     load = capacity()
 
-    def generate():
-        nonlocal room, version
+    def generate() -> Iterator[str]:
         quiet_since = time.monotonic()
         try:
             load.streams += 1
             yield "retry: 1000\n\n"
             while True:
-                view = view_of(room, svc.clock.now_ms())
+                view = watch.view(token)
                 messages = renderer.messages(view)
                 if messages:
                     quiet_since = time.monotonic()
@@ -105,19 +103,16 @@ def serve(code: str, view_of, renderer: Renderer) -> Response:
                 # Keep-alives follow only what this stream sent, never the hidden
                 # changes that woke it, or their rhythm would tell who holds.
                 left = quiet_since + KEEPALIVE_S - time.monotonic()
-                if left <= 0 or not listener.wait(left):
+                if left <= 0 or not watch.wait(left):
                     yield ": keep-alive\n\n"
                     quiet_since = time.monotonic()
                     lease.renew()
-                    room, version = svc.rooms.load(code)
-                elif listener.missed:
-                    listener.missed = False
-                    room, version = svc.rooms.load(code)
-                elif listener.latest and listener.latest.version > version:
-                    version, room = listener.latest.version, listener.latest.room
+                    watch.reload()
+                else:
+                    watch.update()
         finally:
             load.streams -= 1
-            listener.close()
+            watch.close()
             lease.drop()
 
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}

@@ -12,6 +12,8 @@ import socket
 import struct
 import threading
 from collections import deque
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from wsproto.events import CloseConnection, Pong
 
@@ -19,19 +21,19 @@ from wsproto.events import CloseConnection, Pong
 class Tap:
     """Wraps the socket's protocol object to timestamp each frame the client sends."""
 
-    def __init__(self, conn, clock):
+    def __init__(self, conn: Any, now_ms: Callable[[], int]) -> None:
         self._conn = conn
-        self._clock = clock
-        self.last_ms = clock.now_ms()
+        self._now_ms = now_ms
+        self.last_ms = now_ms()
         self.text_ms: deque[int] = deque()
         self.closed_ms: int | None = None
         self.pings: dict[bytes, int] = {}
         self.fresh: list[int] = []          # round trips not yet in the store
         self.ponged = threading.Event()
 
-    def events(self):
+    def events(self) -> Iterator[Any]:
         for event in self._conn.events():
-            now = self._clock.now_ms()
+            now = self._now_ms()
             if isinstance(event, Pong):
                 # Only an answer to one of our own pings is a sign of life (and a
                 # round trip): a client cannot send it before the ping arrives, and
@@ -47,11 +49,11 @@ class Tap:
                 self.text_ms.append(now)
             yield event
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self._conn, name)
 
 
-def kernel_rtt_ms(sock) -> int | None:
+def kernel_rtt_ms(sock: socket.socket) -> int | None:
     """The kernel's smoothed round trip of this TCP connection in ms (Linux), if known."""
     try:
         info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)

@@ -1,0 +1,58 @@
+"""A room as one event stream sees it: the newest published change, as a player's view.
+
+The stream listens before it loads, so no change can slip between the two;
+after that it takes each change the hub hands it (only the newest: a stream
+renders the latest state, never a backlog), and loads again when news may
+have been lost (the hub reconnected) or when the stream asks, at its
+keep-alives.
+"""
+
+from __future__ import annotations
+
+from ..game.views import View, view_for
+from .clock import Clock
+from .hub import Hub
+from .record import Room
+from .rooms import Rooms
+
+
+class Watch:
+    """One stream's room: ``room`` at ``version``, kept up to date by ``update``."""
+
+    room: Room
+    version: int
+
+    def __init__(self, hub: Hub, rooms: Rooms, clock: Clock, code: str) -> None:
+        self.code = code
+        self._rooms = rooms
+        self._clock = clock
+        self._listener = hub.listen(code)
+        try:
+            self.room, self.version = rooms.load(code)
+        except Exception:
+            self._listener.close()
+            raise
+
+    def view(self, token: str | None) -> View:
+        """The room as this device sees it now (a spectator's view without a seat)."""
+        return view_for(self.room.game, self.room.seat_of(token), self._clock.now_ms())
+
+    def wait(self, timeout_s: float) -> bool:
+        """Wait for news of the room; True if some came (``update`` takes it)."""
+        return self._listener.wait(timeout_s)
+
+    def update(self) -> None:
+        """Take the newest news: load again if some may have been lost."""
+        listener = self._listener
+        latest = listener.latest
+        if listener.missed:
+            listener.missed = False
+            self.reload()
+        elif latest is not None and latest.version > self.version:
+            self.version, self.room = latest.version, latest.room
+
+    def reload(self) -> None:
+        self.room, self.version = self._rooms.load(self.code)
+
+    def close(self) -> None:
+        self._listener.close()
