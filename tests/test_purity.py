@@ -111,3 +111,29 @@ def test_no_module_reaches_itself_through_its_imports():
 
     circles = [m for m in graph if m != "web" and reaches(m, m, set())]
     assert not circles, circles
+
+
+# What the web layer may not reach through the Service: its parts behind the face.
+BEHIND_THE_FACE = {"store", "rooms", "hub", "beats"}
+
+
+def test_the_web_layer_uses_only_the_servers_face():
+    """The web layer imports the server only from the package (``from ..server import
+    ...``: what auction/server/__init__.py names), never one of its modules, and never
+    reaches past the Service to its store, rooms, hub or beats."""
+    server_modules = {p.stem for p in modules("server")}
+    seen = 0
+    for path in modules("web"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            where = f"{path.name}:{getattr(node, 'lineno', '?')}"
+            if isinstance(node, ast.ImportFrom) and node.level == 2:
+                if node.module is None:          # from .. import server
+                    assert "server" not in {a.name for a in node.names}, where
+                elif node.module.split(".")[0] == "server":
+                    assert node.module == "server", f"{where}: from ..{node.module}"
+                    modules_named = {a.name for a in node.names} & server_modules
+                    assert not modules_named, f"{where}: {modules_named}"
+                    seen += 1
+            elif isinstance(node, ast.Attribute):
+                assert node.attr not in BEHIND_THE_FACE, f"{where}: .{node.attr}"
+    assert seen >= 5, "the web layer no longer imports the server at all?"
