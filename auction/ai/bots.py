@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Literal, NamedTuple
 
 from ..game import rules, views
 from .hard import hard
@@ -60,6 +60,15 @@ class Plan:
 
 
 SIT_OUT = Plan(False, 0, 0)
+
+
+class BotStep(NamedTuple):
+    """An AI seat's press or release as the server queues it: when, which, whose.
+    A tuple: it is stored as the JSON list [at_ms, kind, player], and sorts by time."""
+
+    at_ms: int
+    kind: Literal["press", "release"]
+    player: str
 
 
 # -- the public interface --------------------------------------------------

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
+from ..ai.bots import BotStep
 from ..game import rules
 
 # While humans hold, the room is looked at this often for silent sockets. The
@@ -34,7 +35,7 @@ class Room:
     game: rules.Game
     seats: dict[str, str] = field(default_factory=dict)
     bot_seed: str = ""
-    bot_queue: list[list] = field(default_factory=list)
+    bot_queue: list[BotStep] = field(default_factory=list)
     # Digests of devices the host kicked: they may not join this room again.
     kicked: list[str] = field(default_factory=list)
     # [round, ms]: when the view of that round's spending was published to
@@ -67,11 +68,13 @@ class Room:
         return min(times, default=None)
 
     def to_record(self) -> dict:
+        # The queue's steps as lists, as JSON loads them: an unchanged room is not saved.
         return {"game": rules.to_dict(self.game), "seats": self.seats,
-                "bot_seed": self.bot_seed, "bot_queue": self.bot_queue,
+                "bot_seed": self.bot_seed, "bot_queue": [list(s) for s in self.bot_queue],
                 "kicked": self.kicked, "shown": self.shown}
 
     @classmethod
     def from_record(cls, record: dict) -> Room:
         return cls(rules.from_dict(record["game"]), record["seats"], record["bot_seed"],
-                   record["bot_queue"], record.get("kicked", []), record.get("shown"))
+                   [BotStep(*s) for s in record["bot_queue"]], record.get("kicked", []),
+                   record.get("shown"))

@@ -243,7 +243,7 @@ class Rooms:
         plans = bots.round_plans(game, rnd.start_ms, room.bot_seed)
         actions = bots.bot_actions(game, plans)
         room.bot_queue = sorted(
-            [at, "press" if isinstance(a, rules.Press) else "release", a.player]
+            bots.BotStep(at, "press" if isinstance(a, rules.Press) else "release", a.player)
             for at, a in actions)
 
     # -- what the service asks for (service.py) --------------------------------
