@@ -1,7 +1,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
-# Minimum coverage of the pure core (rules, moves, lobby, settings, state, standings,
-# views), in percent.
+# Minimum coverage of the pure core (rules, transitions, moves, lobby, settings, state,
+# standings, views, suspense), in percent.
 COV_FAIL_UNDER ?= 95
 
 .PHONY: run test check clean
@@ -18,7 +18,8 @@ run: $(VENV)/.installed
 
 COV := --cov=auction.game.rules --cov=auction.game.moves --cov=auction.game.lobby \
 	--cov=auction.game.settings --cov=auction.game.state --cov=auction.game.standings \
-	--cov=auction.game.views --cov=auction.game.suspense --cov-branch
+	--cov=auction.game.views --cov=auction.game.suspense --cov=auction.game.transitions \
+	--cov-branch
 
 # The type check (pyproject.toml: strict on the game and the AI), then every test:
 # first all but the timing-sensitive ones, three at a time (pytest-xdist, a file
@@ -36,7 +37,7 @@ test: $(VENV)/.installed
 # The edit-test loop: the type check, then the pure core and the requests answered
 # in-process, two at a time, with the pure core's coverage (about half a minute).
 # `make test` runs everything.
-CHECK := $(wildcard tests/test_rules_*.py) tests/test_views.py \
+CHECK := $(wildcard tests/test_rules_*.py) tests/test_views.py tests/test_view_contract.py \
 	tests/test_bots.py tests/test_charts.py tests/test_numbers.py tests/test_purity.py \
 	tests/test_rematch.py tests/test_render.py tests/test_smoke.py tests/test_requests.py \
 	tests/test_fairness_model.py tests/test_results.py tests/test_hot_path.py
