@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+
 from redis import Redis
 from redis.cluster import RedisCluster
 
@@ -27,6 +28,7 @@ from .rooms import Make, Outcome, Rooms
 from .scheduler import Scheduler
 from .store import NoSuchRoom, Store
 from .watch import Watch
+
 
 @dataclass(frozen=True)
 class Finished:
