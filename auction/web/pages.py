@@ -7,6 +7,7 @@ import re
 
 from flask import Blueprint, Response, redirect, request
 
+from ..game.settings import PRESETS
 from . import render
 from .common import csrf_token
 from .results import recent_games
@@ -36,7 +37,8 @@ def join():
 
 @pages.get("/rules")
 def rules():
-    return _html("rules.html")
+    # The rule books' table is drawn from the presets themselves, so it cannot drift from them.
+    return _html("rules.html", presets=PRESETS)
 
 
 @pages.get("/strategy")
