@@ -46,7 +46,7 @@ def after_round(**changes):
 
 def test_view_has_the_protocol_fields():
     view = view_for(after_round(), "p1", 16_000)
-    assert set(view) == {"code", "phase", "round", "rounds", "deadline_ms", "settings", "me",
+    assert set(view) == {"code", "phase", "round", "rounds", "deadline_ms", "elapsed_ms", "settings", "me",
                          "players", "history", "final", "rematch", "kind",
                          "locked"}   # added (docs/protocol.md)
 

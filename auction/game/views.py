@@ -103,6 +103,7 @@ class View(TypedDict):
     round: int
     rounds: int
     deadline_ms: int | None
+    elapsed_ms: int | None      # the round's clock: time since spending began (public)
     settings: SettingsDict
     me: MeView | None
     players: list[PlayerView]
@@ -118,6 +119,11 @@ def view_for(game: Game, player_id: str | None, now_ms: int) -> View:
     deadline = None
     if game.phase in _TIMED and game.phase_end_ms is not None:
         deadline = max(0, game.phase_end_ms - now_ms)
+    # The round's running clock, for those out of the round and the big screen. Public:
+    # everyone saw go, and that the round has not ended; it reads no hold.
+    elapsed = None
+    if game.phase is Phase.SPENDING and game.current is not None:
+        elapsed = max(0, now_ms - game.current.spend_ms)
     return {
         "code": game.code,
         "kind": game.kind,
@@ -125,6 +131,7 @@ def view_for(game: Game, player_id: str | None, now_ms: int) -> View:
         "round": game.round,
         "rounds": game.settings.rounds,
         "deadline_ms": deadline,
+        "elapsed_ms": elapsed,
         "settings": game.settings.to_dict(),
         "me": _me(game, me) if me else None,
         "players": [_public(game, p) for p in game.players],

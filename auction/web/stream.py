@@ -4,8 +4,9 @@ On connect the stream sends everything (so a missed event never matters),
 then only what changed *in this device's rendering*: another player's
 press or release changes the stored state but not this view, so not one
 byte goes out -- the stream is the same whether others hold or sit out.
-``deadline_ms`` counts down on its own, so it is left out of the change
-test (clients count it down locally from the value they were sent).
+``deadline_ms`` counts down and ``elapsed_ms`` (the round's clock) counts up
+on their own, so both are left out of the change test (clients count them
+locally from the values they were sent).
 """
 
 from __future__ import annotations
@@ -49,11 +50,11 @@ class Renderer:
         self.last: dict | None = None
 
     def messages(self, view: View) -> list[str]:
-        # Nothing goes out unless the view changed apart from the clock: the
-        # HTML carries deadline_ms (in a data attribute), so comparing HTML
-        # alone would resend a part whenever anyone's hidden press woke us.
-        # (Comparing the dicts costs a fraction of serialising them.)
-        key = {**view, "deadline_ms": None}
+        # Nothing goes out unless the view changed apart from the clocks: the
+        # HTML carries deadline_ms and elapsed_ms (in data attributes), so
+        # comparing HTML alone would resend a part whenever anyone's hidden
+        # press woke us. (Comparing the dicts costs a fraction of serialising them.)
+        key = {**view, "deadline_ms": None, "elapsed_ms": None}
         if self.last == key:
             return []
         self.last = key
