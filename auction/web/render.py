@@ -18,6 +18,7 @@ import os
 from collections.abc import Callable, Sequence
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup, escape
 
 from ..game.charts import charts as end_charts
 from ..game.settings import PRESETS
@@ -63,11 +64,16 @@ def duration(ms: int) -> str:
     return f"{m} min {s} s" if s else f"{m} min"
 
 
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """A count with its noun: '1 round', '2 rounds' (``words`` for an irregular plural)."""
+    return f"{n} {word if n == 1 else words or word + 's'}"
+
+
 def names(items, sep: str = ", ", last: str = " and ") -> str:
     """'Ann', 'Ann and Bob', 'Ann, Bob and Cy'."""
     items = list(items)
     if len(items) < 2:
-        return "".join(items)
+        return items[0] if items else ""     # the item itself: a Markup name stays Markup
     return sep.join(items[:-1]) + last + items[-1]
 
 
@@ -167,7 +173,7 @@ def _env() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(secs=secs, clock=clock, duration=duration, names=names)
+    env.filters.update(secs=secs, clock=clock, duration=duration, names=names, plural=plural)
     env.globals.update(asset=asset, GAME_PHASES=GAME_PHASES, choices=choices, LABELS=LABELS,
                        charts=end_charts, STYLES=STYLES, PRESET_NAMES=PRESET_NAMES,
                        preset_of=preset_of)
@@ -193,6 +199,12 @@ def _context(view: View, ctx: dict) -> dict:
     def name_of(pid):
         return players[pid]["name"] if pid in players else "?"
 
+    def named(pid):
+        # Your own name, wherever you see it, is marked the same way: "Dana (you)".
+        if me is not None and pid == me["id"]:
+            return Markup('{} <span class="you">(you)</span>').format(name_of(pid))
+        return name_of(pid)
+
     return {
         "v": view,
         "me": me,
@@ -200,7 +212,10 @@ def _context(view: View, ctx: dict) -> dict:
         "phase": view["phase"],
         "players": players,
         "name_of": name_of,
-        "who": lambda ids: names(name_of(pid) for pid in ids),
+        "named": named,
+        # Markup separators, so a marked name is neither escaped again nor left raw.
+        "who": lambda ids: names((escape(named(pid)) for pid in ids), Markup(", "),
+                                 Markup(" and ")),
         "seated": me is not None and not me.get("left"),
         "code": ctx["code"],
         "csrf_token": ctx.get("csrf_token", ""),
