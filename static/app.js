@@ -25,17 +25,8 @@
   }
   window.taStore = store;   // for feel.js
 
-  // Remember the player's name between games, per device.
-  ready(function () {
-    var saved = store('ta-name');
-    document.querySelectorAll('[data-remember-name]').forEach(function (input) {
-      if (saved && !input.value) input.value = saved;
-    });
-  });
-  document.addEventListener('submit', function (e) {
-    var input = e.target.querySelector && e.target.querySelector('[data-remember-name]');
-    if (input && input.value.trim()) store('ta-name', input.value.trim());
-  }, true);
+  // The player's name between games is the server's to remember (a cookie it fills
+  // into every name field as it draws the page: docs/ui.md, "Joining").
 
   var room = null;
   var phase = null;
@@ -58,7 +49,8 @@
       phase: d.phase, prevPhase: prev, round: +d.round, rounds: +d.rounds,
       seated: d.seated === 'true', holding: d.holding === 'true', inRound: d.inRound === 'true',
       bankMs: d.bankMs === '' ? null : +d.bankMs, ownBank: d.ownBank, tie: d.tie,
-      readyMs: +d.readyMs, freeMs: +d.freeMs
+      readyMs: +d.readyMs, freeMs: +d.freeMs,
+      elapsedMs: d.elapsedMs ? +d.elapsedMs : null, myBidMs: d.myBidMs ? +d.myBidMs : null
     } }));
   }
 
@@ -85,6 +77,10 @@
       if (el.dataset.deadlineMs === '') return;
       timers.push({ el: el, end: now + Number(el.dataset.deadlineMs) });
     });
+    // The round's clock (elapsed_ms) counts up from the moment spending began.
+    room.querySelectorAll('[data-elapsed-ms]:not(.state)').forEach(function (el) {
+      if (el.dataset.elapsedMs !== '') timers.push({ el: el, start: now - Number(el.dataset.elapsedMs) });
+    });
     tick();
     if (timers.length && !ticker) ticker = setInterval(tick, 100);
     if (!timers.length && ticker) { clearInterval(ticker); ticker = null; }
@@ -93,7 +89,9 @@
     var now = performance.now();
     timers.forEach(function (t) {
       var left = Math.max(0, t.end - now);
-      var text = t.el.dataset.format === 'tenths'
+      var up = Math.floor(Math.max(0, now - t.start));
+      var text = t.start !== undefined ? Math.floor(up / 1000) + '.' + Math.floor(up % 1000 / 100) + ' s'
+        : t.el.dataset.format === 'tenths'
         ? (Math.ceil(left / 100) / 10).toFixed(1) + ' s'
         : String(Math.ceil(left / 1000));
       var full = (t.el.dataset.prefix || '') + text;
@@ -159,6 +157,33 @@
   });
   document.addEventListener('htmx:sendError', function () { toast('No connection.'); });
 
+  // Lobby settings save on change: once the server took a change, its field says so
+  // ("Saved", the template's words in data-text) for a few seconds, also across the
+  // stream redrawing the settings part, which usually lands just before or after.
+  var savedField = null;
+  var savedAt = 0;
+  var changedField = null;
+  document.addEventListener('change', function (e) {
+    var form = e.target.closest && e.target.closest('.settings form');
+    if (form && e.target.name) changedField = e.target.name;
+  }, true);
+  function showSaved() {
+    var fresh = savedField && performance.now() - savedAt < 3000;
+    document.querySelectorAll('[data-saved-for]').forEach(function (el) {
+      var text = fresh && el.dataset.savedFor === savedField ? el.dataset.text : '';
+      if (el.textContent !== text) el.textContent = text;
+    });
+  }
+  document.addEventListener('htmx:afterRequest', function (e) {
+    var form = e.detail.elt;
+    if (!form.closest || !form.closest('.settings') || !e.detail.successful || !changedField) return;
+    savedField = changedField;
+    savedAt = performance.now();
+    showSaved();
+    clearTimeout(showSaved.timer);
+    showSaved.timer = setTimeout(showSaved, 3000);
+  });
+
   // Live updates: show when the stream is down; keep focus across a swapped part.
   var focusId = null;
   document.addEventListener('htmx:sseOpen', function () { var c = document.getElementById('conn'); if (c) c.hidden = true; });
@@ -195,6 +220,7 @@
       focusId = null;
     }
     // The page is live once the stream's first view is in (tests and bench/ui_figures.py wait for it).
+    if (e.target.classList && e.target.classList.contains('settings')) showSaved();
     if (e.target.classList && e.target.classList.contains('status')) { room.dataset.live = 'true'; sync(); }
     else applyBankToggle();
   });

@@ -136,7 +136,10 @@ def test_static_pages_and_pwa_files(client):
         assert response.status_code == 200, path
         assert "Content-Security-Policy" in response.headers
     assert client.get("/join?code=abcd").headers["Location"].endswith("/r/ABCD")
-    assert client.get("/join?code=ab1").headers["Location"].endswith("/")
+    # A code that cannot be one comes back on the home page, kept, with the reason beside it.
+    bad = client.get("/join?code=ab1")
+    assert bad.status_code == 400 and "Location" not in bad.headers
+    assert 'value="ab1"' in bad.text and 'id="code-error"' in bad.text
     sw = client.get("/sw.js")
     assert sw.headers["Service-Worker-Allowed"] == "/"
     assert "no-cache" in sw.headers["Cache-Control"]

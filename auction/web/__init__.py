@@ -23,15 +23,11 @@ from ..server import Conflict, NoSuchRoom
 from . import (actions, api, capacity, delivery, hold, hosts, identity, limits, outage, pages,
                results, room, screen, stream)
 from .common import csrf_token, services
-from .respond import error
+from .respond import error, status_of
 
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "connect-src 'self'; manifest-src 'self'; worker-src 'self'; base-uri 'none'; "
        "form-action 'self'; frame-ancestors 'none'")
-
-# What each refusal of the rules means over HTTP.
-STATUS = [(rules.NotAllowed, 403), (rules.WrongPhase, 409), (rules.RoomFull, 404),
-          (rules.RuleError, 400)]
 
 HOLD_ENDPOINT = "__flask_sock.hold"
 NO_DEVICE = "too many new devices from your address; try again in a minute"
@@ -108,7 +104,7 @@ def _finish(response):
 
 
 def _rule_error(exc: rules.RuleError):
-    code = next(status for kind, status in STATUS if isinstance(exc, kind))
+    code = status_of(exc)
     if code == 404:
         limits.missed_room()
         return error(404, "no such room")

@@ -9,14 +9,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
-from flask import Blueprint, g, request
+from flask import Blueprint, g, make_response, request
 from flask.typing import ResponseReturnValue
 
 from ..game import rules
 from ..game.settings import whole_number
-from ..server import NoSuchRoom, View
+from ..server import Conflict, NoSuchRoom, View
+from . import limits
 from .common import room_code, services
-from .respond import done, form, text
+from .name_cookie import remember
+from .pages import code_problem, home_page
+from .respond import done, form, said, status_of, text, wants_page
+from .room import join_refused
 
 bp = Blueprint("actions", __name__)
 
@@ -34,22 +38,52 @@ def _whole(value, name: str, low: int, high: int) -> int:
     return number
 
 
+def _home_again(data: dict, card: str, exc: Exception) -> ResponseReturnValue:
+    """A refused create from the home page: the home page again, what was typed kept and
+    the reason next to the field it is about (the name, or the card's choices)."""
+    status = status_of(exc) if isinstance(exc, rules.RuleError) else 409     # Conflict
+    about = "name" if isinstance(exc, rules.NameTaken) or "name" in str(exc) else card
+    return home_page(data, {about: said(str(exc))}, status)
+
+
+def _created(code: str, name: str) -> ResponseReturnValue:
+    return remember(make_response(done({"code": code}, 201, to=f"/r/{code}")), name)
+
+
 @bp.post("/rooms")
 def create_room() -> ResponseReturnValue:
-    svc = services()
     data = form()
+    try:
+        return _create_room(data)
+    except (rules.RuleError, Conflict) as exc:
+        if not wants_page():
+            raise
+        return _home_again(data, "create", exc)
+
+
+def _create_room(data: dict) -> ResponseReturnValue:
     preset = text(data, "preset", "auction")
     if preset not in rules.PRESETS:
         raise rules.InvalidSettings(f"preset must be one of {', '.join(rules.PRESETS)}")
-    code = svc.create(g.device_token, text(data, "name"), preset, tls=request.is_secure)
-    return done({"code": code}, 201, to=f"/r/{code}")
+    name = text(data, "name")
+    code = services().create(g.device_token, name, preset, tls=request.is_secure)
+    return _created(code, name)
 
 
 @bp.post("/solo")
 def create_solo() -> ResponseReturnValue:
+    data = form()
+    try:
+        return _create_solo(data)
+    except (rules.RuleError, Conflict) as exc:
+        if not wants_page():
+            raise
+        return _home_again(data, "solo", exc)
+
+
+def _create_solo(data: dict) -> ResponseReturnValue:
     """You against AI players; the hard ones play with no bank display."""
     svc = services()
-    data = form()
     players = _whole(data.get("players", 5), "players", 4, 6)
     difficulty = text(data, "difficulty", "medium")
     mode = text(data, "mode", "full")
@@ -64,21 +98,61 @@ def create_solo() -> ResponseReturnValue:
     if difficulty == "hard":
         settings["own_bank"] = "hidden"
     setup.append(lambda host: rules.ChangeSettings(host, settings))
-    code = svc.create(g.device_token, text(data, "name"), SOLO_MODES[mode], setup,
+    name = text(data, "name")
+    code = svc.create(g.device_token, name, SOLO_MODES[mode], setup,
                       tls=request.is_secure, kind="solo")
-    return done({"code": code}, 201, to=f"/r/{code}")
+    return _created(code, name)
 
 
+# One endpoint for both, so the home page's join meets the same limits (web/limits.py).
+@bp.post("/join")
 @bp.post("/r/<code>/join")
-def join(code: str) -> ResponseReturnValue:
-    svc = services()
+def join(code: str | None = None) -> ResponseReturnValue:
+    """Take a seat: from a room's own page, or from the home page (the code typed)."""
+    data = form()
+    name = text(data, "name")
+    from_home = code is None
+    if code is None:
+        typed = text(data, "code").strip()
+        problem = code_problem(typed)
+        if problem:
+            if not wants_page():
+                raise NoSuchRoom(typed.upper())
+            return home_page(data, {"code": problem}, 400)   # said without a look-up
+        code = typed
     code = room_code(code)
-    name = text(form(), "name")
     try:
-        view = svc.join(code, g.device_token, name)
-    except rules.WrongPhase:
-        raise NoSuchRoom(code)  # a game under way is locked: same answer as no room
-    return _view(view, code)
+        view = services().join(code, g.device_token, name)
+    except (rules.RuleError, NoSuchRoom, Conflict) as exc:
+        if wants_page():
+            return _join_refused(code, data, exc, from_home)
+        if isinstance(exc, rules.WrongPhase):
+            raise NoSuchRoom(code)  # a game under way is locked: same answer as no room
+        raise
+    return remember(make_response(_view(view, code)), name)
+
+
+def _join_refused(code: str, data: dict, exc: Exception, from_home: bool) -> ResponseReturnValue:
+    """A refused join, told on the page it came from. What JSON answers 404 (no room, a
+    full one, a game under way) counts as a miss here too: no faster way to probe codes."""
+    if isinstance(exc, rules.WrongPhase):
+        status, about = 404, "code"
+        message = f"The game in room {code} has already started, so nobody new can join."
+    elif isinstance(exc, rules.RoomFull):
+        status, about, message = 404, "code", f"Room {code} is full. Ask the host to make room."
+    elif isinstance(exc, NoSuchRoom):
+        status, about = 404, "code"
+        message = f"There is no open room {code}. Check the code with the host."
+    else:
+        status = status_of(exc) if isinstance(exc, rules.RuleError) else 409  # Conflict
+        about = "name" if isinstance(exc, rules.NameTaken) or "name" in str(exc) else "code"
+        message = said(str(exc))
+    if status == 404:
+        limits.missed_room()
+    if from_home:
+        return home_page(data, {about: message}, status)
+    return join_refused(code, text(data, "name"), message, status,
+                        "name" if about == "name" else "room")
 
 
 @bp.post("/r/<code>/settings")

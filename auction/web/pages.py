@@ -3,35 +3,62 @@
 from __future__ import annotations
 
 import json
-import re
 
 from flask import Blueprint, Response, redirect, request
 
 from ..game.settings import PRESETS
+from ..server import valid_code
 from . import render
 from .common import csrf_token
+from .name_cookie import remembered
 from .results import recent_games
 
 pages = Blueprint("pages", __name__)
-
-_CODE = re.compile(r"[A-Za-z]{4}")
 
 
 def _html(name: str, **context) -> Response:
     return Response(render.template(name, **context), mimetype="text/html")
 
 
+# The home page's one form, as a first visit shows it; a refused post shows what was typed.
+HOME_FORM = {"name": "", "code": "", "difficulty": "medium", "mode": "full", "players": "5",
+             "preset": "auction"}
+
+
+def home_page(typed: dict | None = None, errors: dict | None = None, status: int = 200):
+    """The home page; after a refused create or join, with the form as it was sent and each
+    message keyed by what it is about ("code", "name", "solo" or "create")."""
+    kept = {key: str(value) for key, value in (typed or {}).items()
+            if key in HOME_FORM and isinstance(value, (str, int))}
+    values = {**HOME_FORM, "name": remembered(), **kept}
+    body = render.template("home.html", csrf_token=csrf_token(), games=recent_games(),
+                           f=values, errors=errors or {})
+    return Response(body, status=status, mimetype="text/html")
+
+
 @pages.get("/")
 def home():
-    return _html("home.html", csrf_token=csrf_token(), games=recent_games())
+    return home_page()
+
+
+def code_problem(code: str) -> str | None:
+    """Why a typed room code cannot be one (said without looking any room up), or None."""
+    if not code:
+        return "Type the room code: four letters, like KHMP."
+    if not valid_code(code.upper()):
+        return (f"“{code[:8]}” is not a room code. A code is four letters, like KHMP "
+                "(no digits, and never I, L, O, U or V).")
+    return None
 
 
 @pages.get("/join")
 def join():
-    """The home page's join-by-code form: /join?code=abcd -> /r/ABCD."""
+    """The "no such room" page's code box: /join?code=abcd -> /r/ABCD; a code that cannot
+    be one comes back on the home page, kept, with the reason next to it."""
     code = request.args.get("code", "").strip()
-    if not _CODE.fullmatch(code):
-        return redirect("/", 303)
+    problem = code_problem(code)
+    if problem:
+        return home_page({"code": code}, {"code": problem}, 400)
     return redirect(f"/r/{code.upper()}", 303)
 
 

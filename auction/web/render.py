@@ -3,7 +3,8 @@
 ``partials(view, ctx)`` gives the inner HTML of every live part of the room
 page, keyed by the SSE event name the page's ``sse-swap`` attributes listen
 for; ``page(view, ctx)`` is the whole room page with the same parts inside.
-``ctx`` carries only ``code``, ``csrf_token`` and ``invite_url``.
+``ctx`` carries only ``code``, ``csrf_token`` and ``invite_url`` (and, for the
+whole page alone, ``join``: the join card's kept name and refusal).
 
 Nothing here reads the game: the stream sends a part again only when its HTML
 changes, so the HTML must follow the view exactly. The one time-varying
@@ -21,6 +22,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from markupsafe import Markup, escape
 
 from ..game.charts import charts as end_charts
+from ..game.rules import NAME_MAX
 from ..game.settings import PRESETS
 from ..game.views import View
 from .qr import room_qr
@@ -75,6 +77,25 @@ def names(items, sep: str = ", ", last: str = " and ") -> str:
     if len(items) < 2:
         return items[0] if items else ""     # the item itself: a Markup name stays Markup
     return sep.join(items[:-1]) + last + items[-1]
+
+
+# How long a game takes, honestly: every round has its countdown, free window and
+# result, and the rounds' spending phases (each as long as its top bid) add up to
+# about two and a half banks over a game (AI games of 4-6 seats: 1.5-2.7 banks).
+SPENT_BANKS = 2.5
+
+
+def game_minutes(settings: dict) -> int:
+    """About how many minutes a game of these settings lasts (docs/ui.md has the formula):
+    to the minute up to a quarter of an hour, to five minutes above."""
+    per_round = settings["ready_ms"] + settings["free_ms"] + settings["result_ms"]
+    total_s = (settings["rounds"] * per_round + SPENT_BANKS * settings["bank_ms"]) / 1000
+    minutes = max(1, -(-int(total_s) // 60))
+    return minutes if minutes <= 15 else 5 * round(minutes / 5)
+
+
+# The rule books as plain settings, for the home page's choices.
+PRESET_SETTINGS = {name: preset.to_dict() for name, preset in PRESETS.items()}
 
 
 # -- settings: what the host picks from, in human units (option values in ms) --
@@ -176,7 +197,8 @@ def _env() -> Environment:
     env.filters.update(secs=secs, clock=clock, duration=duration, names=names, plural=plural)
     env.globals.update(asset=asset, GAME_PHASES=GAME_PHASES, choices=choices, LABELS=LABELS,
                        charts=end_charts, STYLES=STYLES, PRESET_NAMES=PRESET_NAMES,
-                       preset_of=preset_of)
+                       preset_of=preset_of, game_minutes=game_minutes,
+                       PRESET_SETTINGS=PRESET_SETTINGS, NAME_MAX=NAME_MAX)
     return env
 
 
@@ -244,6 +266,8 @@ def page(view: View | None, ctx: dict, name: str = "room.html", parts: Sequence[
     if view is None:
         return template("room_missing.html", code=ctx.get("code", ""))
     data = _context(view, ctx)
+    # The join card's kept name and refusal: the page's alone, never a streamed part.
+    data["join"] = ctx.get("join", {})
     data["parts"] = partials(view, ctx, parts, folder)
     data["qr"] = room_qr(ctx["code"], data["invite_url"]) if data["invite_url"] else ""
     return ENV.get_template(name).render(data)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import jsonify, redirect, request
 
-from ..game.rules import RuleError
+from ..game.rules import NotAllowed, RoomFull, RuleError, WrongPhase
 from . import bodies
 from .render import template
 
@@ -15,8 +15,27 @@ def wants_json() -> bool:
     return best == "application/json" and "application/json" in request.accept_mimetypes
 
 
+# What each refusal of the rules means over HTTP (docs/protocol.md).
+STATUS = [(NotAllowed, 403), (WrongPhase, 409), (RoomFull, 404), (RuleError, 400)]
+
+
+def status_of(exc: RuleError) -> int:
+    return next(status for kind, status in STATUS if isinstance(exc, kind))
+
+
+def wants_page() -> bool:
+    """A browser's form post: its refusals come back on the page it came from."""
+    return not (wants_json() or request.is_json)
+
+
+def said(message: str) -> str:
+    """A refusal's message as a sentence: 'A name is needed.'"""
+    message = message[:1].upper() + message[1:]
+    return message if message.endswith((".", "!", "?")) else message + "."
+
+
 def error(status: int, message: str):
-    if wants_json() or request.is_json:
+    if not wants_page():
         return jsonify(error=message), status
     return template("error.html", status=status, message=message), status
 

@@ -15,6 +15,7 @@ from ..server import NoSuchRoom
 from . import identity, limits, render
 from .common import csrf_token, invite_token, room_code, view
 from .hosts import site_url
+from .name_cookie import remembered
 
 bp = Blueprint("room", __name__)
 
@@ -38,9 +39,23 @@ def room_page(code: str) -> ResponseReturnValue:
     except NoSuchRoom:
         limits.missed_room()
         return render.page(None, {"code": code.upper()[:8]}), 404
-    response = make_response(render.page(shown, page_context(code)))
+    ctx = {**page_context(code), "join": {"name": remembered()}}
+    response = make_response(render.page(shown, ctx))
     if request.args.get("i") and limits.invited():
         response.set_cookie(limits.INVITE_COOKIE, request.args["i"], path=f"/r/{code}",
                             max_age=INVITE_DAYS * 86400, httponly=True, samesite="Lax",
                             secure=identity.secure())
     return response
+
+
+def join_refused(code: str, name: str, message: str, status: int,
+                 about: str = "name") -> ResponseReturnValue:
+    """A refused join from the room page's card: the same page again, the name kept and
+    the reason next to it (the room gone: the "no such room" page and its code box)."""
+    try:
+        shown = view(code, g.device_token)
+    except NoSuchRoom:
+        limits.missed_room()
+        return render.page(None, {"code": code}), 404
+    ctx = {**page_context(code), "join": {"name": name, "error": message, "about": about}}
+    return render.page(shown, ctx), status

@@ -128,10 +128,10 @@ def hide_page(page, hidden: bool = True) -> None:
 def create_room(page, base: str, name: str, preset: str = "auction") -> str:
     """From the home page, as a person would; returns the room code."""
     page.goto(base + "/")
-    page.fill("#create-name", name)
+    page.fill("#name", name)
     page.check(f'input[name="preset"][value="{preset}"]')
     with page.expect_navigation(url="**/r/*"):
-        page.click("form[action='/rooms'] button[type=submit]")
+        page.click("button[formaction='/rooms']")
     return page.url.rsplit("/", 1)[1]
 
 

@@ -59,9 +59,9 @@ def test_every_page_passes_axe(server, open_phone, axe_source):
 
     # A solo lobby.
     page.goto(server.url + "/")
-    page.fill("#solo-name", "Ada Solo")
+    page.fill("#name", "Ada Solo")
     with page.expect_navigation(url="**/r/*"):
-        page.click("form[action='/solo'] button[type=submit]")
+        page.click("button[formaction='/solo']")
     phone.live(page)
     page.click("#rules-details summary")
     scan()

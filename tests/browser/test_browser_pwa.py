@@ -55,9 +55,9 @@ def test_installable_and_offline(playwright_driver, own_server, tmp_path):
         # With the worker in charge, a room's live stream still goes to the network.
         page.reload()
         page.wait_for_function("navigator.serviceWorker.controller !== null")
-        page.fill("#create-name", "Otto")
+        page.fill("#name", "Otto")
         with page.expect_response(lambda r: r.url.endswith("/events")) as stream:
-            page.click("form[action='/rooms'] button[type=submit]")
+            page.click("button[formaction='/rooms']")
         assert stream.value.status == 200
         assert not stream.value.from_service_worker
         room = page.url

@@ -100,10 +100,10 @@ def test_every_screen_at_phone_and_laptop_size(server, browser, open_phone):
         # A solo lobby of its own, at both sizes.
         for page in (host, guest):
             page.goto(base + "/")
-            page.fill("#solo-name", "Sol")
+            page.fill("#name", "Sol")
             page.check('input[name="mode"][value="quick"]')
             with page.expect_navigation(url="**/r/*"):
-                page.click("form[action='/solo'] button[type=submit]")
+                page.click("button[formaction='/solo']")
             phone.live(page)
         both("solo-lobby")
     finally:

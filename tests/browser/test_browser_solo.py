@@ -11,11 +11,11 @@ def test_quick_game_against_the_computer_by_touch(server, open_phone):
     page = open_phone(touch=True)
     page.goto(server.url + "/")
     phone.shot(page, "home")
-    page.fill("#solo-name", "Tess")
+    page.fill("#name", "Tess")
     page.check('input[name="mode"][value="quick"]')
     page.check('input[name="difficulty"][value="easy"]')
     page.select_option("#solo-players", "4")
-    page.tap("form[action='/solo'] button[type=submit]")
+    page.tap("button[formaction='/solo']")
     page.wait_for_url("**/r/*")
 
     # A lobby of its own: the AI players with name, difficulty and style, the game, one Start.

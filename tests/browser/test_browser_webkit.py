@@ -113,10 +113,10 @@ def test_a_quick_solo_game_by_touch_in_webkit(server, webkit):
     driver = webkit
     finger = Touch(driver)
     driver.get(server.url + "/")
-    driver.find_element("id", "solo-name").send_keys("Wendy")
+    driver.find_element("id", "name").send_keys("Wendy")
     driver.find_element("css selector", 'input[name="mode"][value="quick"]').click()
     driver.find_element("css selector", 'input[name="difficulty"][value="easy"]').click()
-    driver.find_element("css selector", "form[action='/solo'] button[type=submit]").click()
+    driver.find_element("css selector", "button[formaction='/solo']").click()
     wait(driver, "document.querySelector('#room[data-live=\"true\"]')", 15)
     assert driver.find_element("css selector", ".room-code").text == "You vs the computer"
     assert "Time Auction quick" in driver.find_element("css selector", ".solo-card").text
