@@ -13,6 +13,8 @@
   var msg = document.getElementById('hold-msg');
   var bankLive = document.getElementById('bank-live');
   var help = document.getElementById('hold-help');
+  // The words of the states below, from the page (templates/room.html), so they are written once.
+  var W = (document.getElementById('hold-words') || btn).dataset;
 
   var BEAT_GAP_MS = 1000;      // the server sends a beat every 200 ms while we hold: 5 missed
   var CONNECT_MS = 3000;       // no "in" by then: the link is not carrying the press
@@ -30,27 +32,25 @@
   var viaKey = false;     // held with the Space bar
   var outRound = -1;      // the round we are out of (no second press that round)
   var note = '';          // why we are out, shown until the next round
+  var letGo = false;      // we held this round and let go before the bidding
   var spendStart = null;  // when the spending view arrived (the local clock's zero)
+  var roundStart = null;  // when spending began, on this page's clock (the view's elapsed_ms)
+  var keys = false;
   var bid = null;         // {round, ms}: this round's bid as this page measured it
   var bankEmpty = false;
   var shownAt = -Infinity;  // when the button last became pressable
   var firstView = true;
   var clockTimer = null;
 
-  var REFUSED = {
-    too_late: 'Too late — wait for the next countdown.',
-    bank_empty: 'Your bank is empty: you sit out the rest of the game.',
-    out_this_round: "You're out this round — back next round.",
-    already_holding: 'You are already holding on another screen.',
-    second_socket: 'You are already holding on another screen.',
-    too_many_holds: 'This phone is already holding in other games — let go there first.',
-    not_seated: 'You are not seated in this game.',
-    not_started: 'The game has not started.'
-  };
-  var LOST = 'Connection lost — that counts as letting go.';
+  // A refusal's words (docs/protocol.md, the hold socket): data-refused-too-late for too_late.
+  function refused(reason) {
+    return W['refused' + reason.replace(/(^|_)(\w)/g, function (m, s, c) { return c.toUpperCase(); })]
+      || W.refusedOther;
+  }
 
-  function fmtSecs(ms) { return Math.floor(ms / 1000) + '.' + Math.floor(ms % 1000 / 100); }
-  function fmtBank(ms) {
+  // Seconds to the tenth, truncated: the one rule of render.py's secs(), so a bid reads alike everywhere.
+  function fmtSecs(ms) { ms = Math.floor(ms); return Math.floor(ms / 1000) + '.' + Math.floor(ms % 1000 / 100); }
+  function fmtBank(ms) {   // m:ss.t, truncated like render.py's clock()
     var s = Math.floor(ms / 1000) % 60;
     return Math.floor(ms / 60000) + ':' + (s < 10 ? '0' : '') + s + '.' + Math.floor(ms % 1000 / 100);
   }
@@ -83,33 +83,43 @@
         : 'You are bidding. Let go to stop.';
       if (view.phase === 'spending') text = 'Your bid';
     } else if (state === 'out') {
-      line = note || (view.phase === 'countdown' ? 'Out until the next round.' : 'You are out this round.');
+      line = view.phase === 'countdown' ? note || 'Out until the next round.' : waitLine();
       if (myBid()) text = 'Your bid';
-    } else if (view.phase === 'result') line = 'Next round soon.';
+      if (awaiting()) text = W.roundClock;
+    } else if (view.phase === 'result') line = view.round >= view.rounds ? W.lastRound : W.nextRound;
     label.textContent = text;
     if (msg.textContent !== line) msg.textContent = line;
+    var h = state === 'out' && view.phase !== 'countdown' ? W.waitHint
+      : keys ? W.keysHint : W.touchHint;
+    if (help.textContent !== h) help.textContent = h;
     drawClock();
-    var wantTimer = state === 'in' && view.phase === 'spending';
+    var wantTimer = (state === 'in' || awaiting()) && view.phase === 'spending';
     if (wantTimer && !clockTimer) clockTimer = setInterval(drawClock, 50);
     if (!wantTimer && clockTimer) { clearInterval(clockTimer); clockTimer = null; }
   }
 
+  // Out of the round while others may still hold: what we did, and that we wait.
+  function awaiting() { return state === 'out' && view.phase === 'spending' && roundStart !== null; }
+  function waitLine() {
+    if (note) return note;
+    if (myBid()) return W.letGo.replace('{bid}', fmtSecs(myBid()) + ' s');
+    return letGo ? W.noCost : W.satOut;
+  }
+
   // The clock on the button: counted locally from the spending view's arrival while
   // bidding, then frozen at the bid; the bank under it drops with it and stays down.
+  // Out of the round, it is the round's clock (public: the time since spending began).
   function drawClock() {
     var bidding = state === 'in' && view.phase === 'spending';
     var spent = bidding ? spentUntil(performance.now()) : myBid();
     var c = bidding || spent ? fmtSecs(spent) + ' s' : '';
+    if (awaiting()) c = fmtSecs(Math.max(0, performance.now() - roundStart)) + ' s';
     if (clock.textContent !== c) clock.textContent = c;
     var b = view.bankMs === null ? '' : 'Bank ' + fmtBank(Math.max(0, view.bankMs - spent));
     if (bankLive.textContent !== b) bankLive.textContent = b;
   }
 
-  function setState(next, why) {
-    state = next;
-    if (why !== undefined) note = why;
-    render();
-  }
+  function setState(next, why) { state = next; if (why !== undefined) note = why; render(); }
 
   // The state the view implies when we hold nothing.
   function resting() {
@@ -124,7 +134,7 @@
     var url = (location.protocol === 'https:' ? 'wss' : 'ws') + '://' + location.host +
       '/r/' + encodeURIComponent(room.dataset.code) + '/hold';
     var sock;
-    try { sock = new WebSocket(url); } catch (e) { setState('out', 'Could not connect.'); return; }
+    try { sock = new WebSocket(url); } catch (e) { setState('out', W.lost); return; }
     ws = sock;
     heard = performance.now();
     if (!watchdog) watchdog = setInterval(watch, 100);
@@ -137,13 +147,13 @@
       if (m.type === 'in') setState('in');
       else if (m.type === 'refused') {
         if (m.reason === 'bank_empty') bankEmpty = true;
-        drop(REFUSED[m.reason] || 'That press did not count.');
+        drop(refused(String(m.reason)));
       } else if (m.type === 'released') {
         if (m.reason === 'bank_empty') {
           bankEmpty = true;
           bid = { round: view.round, ms: view.bankMs || 0 };
           vibrate([100, 60, 100]);
-          drop('Your bank ran out: you bid everything you had.');
+          drop(W.bankRanOut);
         } else if (m.reason === 'connection_lost') lost();
         else drop('');
       }
@@ -155,7 +165,7 @@
   // server lets go at the last moment it heard us, and so does the page.
   function lost() {
     if (view.phase === 'spending' && state === 'in') bid = { round: view.round, ms: spentUntil(heard) };
-    drop(LOST);
+    drop(W.lost);
   }
   function watch() {
     if (!ws) { clearInterval(watchdog); watchdog = null; return; }
@@ -183,14 +193,16 @@
     if (sock.readyState === WebSocket.OPEN) { try { sock.send('{"type":"release"}'); } catch (e) {} }
     try { sock.close(1000); } catch (e) {}
     outRound = view.round;
-    var why = view.phase === 'countdown' ? 'You let go before go: out until the next round.'
-      : view.phase === 'free' ? 'You let go in the free window: no cost.' : '';
-    if (view.phase === 'spending' && state === 'in') {
-      bid = { round: view.round, ms: spentUntil(performance.now()) };
-      why = 'Your bid: ' + fmtSecs(bid.ms) + ' s. The round ends when the last one lets go.';
-    }
+    var why = view.phase === 'countdown' ? 'You let go before go: out until the next round.' : '';
+    letGo = view.phase !== 'spending';
+    if (view.phase === 'spending' && state === 'in') bid = { round: view.round, ms: spentUntil(performance.now()) };
     if (state === 'in') vibrate(40);
     setState(resting() === 'off' ? 'off' : 'out', why);
+  }
+
+  // A press after go, by someone who held nothing this round: say when a press counts.
+  function tooLate() {
+    if (state === 'out' && view.phase !== 'countdown' && !myBid() && !letGo && !bankEmpty) setState('out', W.tooLate);
   }
 
   // -- touch and mouse: one pointer, captured, released by anything that looks like letting go
@@ -198,7 +210,7 @@
     e.preventDefault();
     if (pointer !== null || viaKey) return;   // a second finger changes nothing
     if (e.pointerType === 'mouse' && e.button !== 0) return;
-    if (state !== 'idle') return;
+    if (state !== 'idle') return tooLate();
     pointer = e.pointerId;
     pressBox = btn.getBoundingClientRect();
     try { btn.setPointerCapture(e.pointerId); } catch (err) {}
@@ -226,16 +238,10 @@
   });
   // A touch the page consumes: no scrolling, no long-press menu, no double-tap zoom.
   btn.addEventListener('touchstart', function (e) { e.preventDefault(); }, { passive: false });
-  ['contextmenu', 'selectstart', 'dragstart'].forEach(function (type) {
-    btn.addEventListener(type, function (e) { e.preventDefault(); });
-  });
+  ['contextmenu', 'selectstart', 'dragstart'].forEach(function (t) { btn.addEventListener(t, function (e) { e.preventDefault(); }); });
 
   // -- keyboard: hold Space (anywhere but in a field or on another control)
-  function hint(keys) {
-    help.textContent = keys ? 'Hold the button or the Space bar; let go to stop.'
-      : 'Touch and hold the button; let go to stop.';
-  }
-  hint(window.matchMedia && matchMedia('(any-pointer: fine)').matches);
+  keys = !!(window.matchMedia && matchMedia('(any-pointer: fine)').matches);   // the hint names the Space bar
   function spaceIsOurs(target) {
     if (target === btn) return true;
     return !(target.closest && target.closest('input, select, textarea, button, a, summary, [contenteditable]'));
@@ -244,23 +250,18 @@
   document.addEventListener('keydown', function (e) {
     if (!isSpace(e) || state === 'off' || !spaceIsOurs(e.target)) return;
     e.preventDefault();   // no page scroll, no button click
-    hint(true);
+    if (!keys) { keys = true; render(); }
     if (e.repeat || viaKey || pointer !== null) return;
+    if (state !== 'idle') return tooLate();
     viaKey = true;
     press();
   });
-  document.addEventListener('keyup', function (e) {
-    if (!isSpace(e) || !viaKey) return;
-    e.preventDefault();
-    release();
-  });
+  document.addEventListener('keyup', function (e) { if (isSpace(e) && viaKey) { e.preventDefault(); release(); } });
   // A keyup may never come once the window loses focus.
   window.addEventListener('blur', function () { if (viaKey) release(); });
 
   // Leaving the page, switching apps or locking the screen is letting go.
-  document.addEventListener('visibilitychange', function () {
-    if (document.visibilityState === 'hidden') release();
-  });
+  document.addEventListener('visibilitychange', function () { if (document.visibilityState === 'hidden') release(); });
   window.addEventListener('pagehide', release);
 
   // -- the view, as app.js reads it from the status part
@@ -268,13 +269,16 @@
     var d = e.detail;
     var wentGo = d.prevPhase === 'countdown' && (d.phase === 'free' || d.phase === 'spending');
     if (d.phase === 'spending' && view.phase !== 'spending') spendStart = performance.now();
-    if (d.round !== view.round) { note = ''; }
+    roundStart = d.elapsedMs == null ? null : performance.now() - d.elapsedMs;
+    if (d.round !== view.round) { note = ''; letGo = false; }
+    // The bid as the round charged it, once its result is in: the same figure everywhere.
+    if (d.myBidMs != null) bid = { round: d.round, ms: d.myBidMs };
     if (d.bankMs !== null) bankEmpty = d.bankMs <= 0;
     var round = d.phase === 'countdown' || d.phase === 'free' || d.phase === 'spending';
     // Reopening the page mid-round rejoins the game but sits this round out (docs/design.md, "Online rooms").
     if (firstView && round && d.seated) {
       outRound = d.round;
-      note = "You're out this round — back next round.";
+      note = d.phase === 'countdown' ? W.cameBackCountdown : W.cameBack;
     }
     firstView = false;
     view = d;

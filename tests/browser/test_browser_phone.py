@@ -150,7 +150,7 @@ def test_a_rejoin_mid_round_is_out_and_says_so(server, open_phone):
     finger.up()
     phone.wait_state(page, "countdown", 1, timeout_s=5)
     msg = page.locator("#hold-msg")
-    page.wait_for_function("() => /you're out this round — back next round/i.test("
+    page.wait_for_function("() => /you came back during the countdown: you sit this round out/i.test("
                            "document.getElementById('hold-msg').textContent)", timeout=3_000)
     assert "hold now" not in phone.visible_text(page, ".hold-zone").lower()
     assert page.get_attribute("#hold", "aria-disabled") == "true"
@@ -195,11 +195,11 @@ def test_my_bid_shows_when_i_let_go_and_my_bank_never_goes_up(server, open_phone
     finger.up()
     let_go = time.monotonic()
     page.wait_for_function(
-        "() => /Your bid:? \\d+\\.\\d s/.test(document.querySelector('.hold-zone').innerText)",
+        "() => /(Your bid:?|You let go at) \\d+\\.\\d s/.test(document.querySelector('.hold-zone').innerText)",
         timeout=2_000)
     shown_after = time.monotonic() - let_go
     assert shown_after < 0.5, shown_after
-    shown = re.search(r"Your bid:? (\d+\.\d) s", phone.visible_text(page, ".hold-zone")).group(1)
+    shown = re.search(r"(?:Your bid:?|You let go at) (\d+\.\d) s", phone.visible_text(page, ".hold-zone")).group(1)
     phone.wait_round_over(page, 1)
     time.sleep(0.3)
     charged = phone.seconds(page.inner_text(".result .facts dd"))
