@@ -1,7 +1,9 @@
 // The feel of the game: the ring around the button (it fills through the
-// countdown and empties through the free window), the countdown's beat (a
-// pulse of the big number and a short tick, a higher tone at go), the sound
-// switch, and a flash on a token strip chip that just gained a token.
+// countdown and empties through the free window, and turns while the bidding
+// runs), the countdown's beat (a pulse of the big number and a short tick, a
+// higher tone at go), on the big screen a soft tick through the bidding that
+// quickens as the round's clock runs, the sound switch, and a flash on a token
+// strip chip that just gained a token.
 // Plain DOM and the Web Audio API; motion follows prefers-reduced-motion
 // (app.css stops the animations; the ring then moves in steps).
 (function () {
@@ -58,7 +60,9 @@
     var left = Math.max(0, ends - performance.now());
     var part = total ? left / total : 0;
     // dashoffset 100 = empty ring, 0 = full.
-    var offset = phase === 'countdown' ? 100 * part : phase === 'free' ? 100 * (1 - part) : 100;
+    // While spending, a quarter arc that app.css / screen.css turn: the round is still on.
+    var offset = phase === 'countdown' ? 100 * part : phase === 'free' ? 100 * (1 - part)
+      : phase === 'spending' ? 75 : 100;
     if (still) offset = Math.round(offset / 10) * 10;
     if (ring) {
       ring.setAttribute('stroke-dashoffset', offset.toFixed(2));
@@ -94,7 +98,29 @@
     total = phase === 'countdown' ? d.readyMs : phase === 'free' ? d.freeMs : 0;
     ends = performance.now() + ms;
     if (frame === null) draw();
+    roundStart = d.elapsedMs == null ? null : performance.now() - d.elapsedMs;
+    if (phase !== 'spending' && tension) { clearTimeout(tension); tension = null; }
+    if (phase === 'spending' && bigScreen && !tension) tension = setTimeout(tense, gap());
   });
+
+  // -- the big screen while spending: the clock pulses and ticks softly, faster as the
+  // round goes on (a tick a second at first, four a second after a minute). The cue
+  // follows the public clock alone, the same whoever holds.
+  var bigScreen = room.classList.contains('screen');
+  var tension = null, roundStart = null;
+  function gap() { return Math.max(250, 1000 - (performance.now() - roundStart) / 80); }
+  function tense() {
+    tension = null;
+    if (phase !== 'spending' || roundStart === null) return;
+    var clock = room.querySelector('.status .tv-clock');
+    if (clock) {
+      clock.classList.remove('pulse');
+      void clock.offsetWidth;      // restart the animation
+      clock.classList.add('pulse');
+    }
+    tone(440, 45, 0.05);
+    tension = setTimeout(tense, gap());
+  }
 
   // -- a chip of the token strip that just gained a token flashes
   var before = {};
