@@ -58,7 +58,11 @@ def test_host_and_guest_play_by_mouse_and_space(server, open_phone):
     assert 0.1 <= guest_bid < host_bid <= 2.0, (guest_bid, host_bid)
     # Every bid is revealed in this room, and both see the same table.
     assert host.locator(".result table.bids tbody tr").count() == 3
-    assert host.inner_text(".result table.bids") == guest.inner_text(".result table.bids")
+    # The same table, but for where each reads their own name as "Name (you)".
+    host_table, guest_table = (p.inner_text(".result table.bids") for p in (host, guest))
+    assert host_table.count("(you)") == guest_table.count("(you)") == 1
+    assert "Hana (you)" in host_table and "Hana (you)" not in guest_table
+    assert not_me(host_table) == not_me(guest_table)
 
     # Round 2: the host sits out, the guest bids with Space again.
     phone.wait_state(guest, "countdown", 2)
@@ -71,9 +75,15 @@ def test_host_and_guest_play_by_mouse_and_space(server, open_phone):
         phone.wait_state(page, "ended")
     assert host.locator(".all-bids tbody tr").count() == 2
     assert "Game over." in host.text_content('[aria-live][sse-swap="announce"]')
-    assert host.inner_text(".final .standings") == guest.inner_text(".final .standings")
+    assert not_me(host.inner_text(".final .standings")) == \
+        not_me(guest.inner_text(".final .standings"))
     hana_round2 = host.locator(".all-bids tbody tr").nth(1).locator("td").nth(0).inner_text()
     assert hana_round2.startswith("—")
+
+
+def not_me(text: str) -> str:
+    """A table as anyone sees it: without the reader's own "(you)"."""
+    return text.replace(" (you)", "")
 
 
 def _centre(page):
