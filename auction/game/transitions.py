@@ -107,7 +107,7 @@ def _go(game: Game, at: int, events: list[Event]) -> None:
         _set_phase(game, Phase.SPENDING, None, at, events)
 
 
-def _bid(game: Game, hold: Hold | None) -> int | None:
+def bid_of(game: Game, hold: Hold | None) -> int | None:
     """What a hold costs: None if it never reached spending, truncated to tenths by setting."""
     rnd = current(game)
     if hold is None or hold.release_ms is None or hold.release_ms <= rnd.spend_ms:
@@ -129,7 +129,7 @@ def over(game: Game, at: int, events: list[Event]) -> None:
 
 def _end_round(game: Game, at: int, events: list[Event]) -> None:
     rnd = current(game)
-    bids = {p.id: _bid(game, rnd.holds.get(p.id)) for p in game.players}
+    bids = {p.id: bid_of(game, rnd.holds.get(p.id)) for p in game.players}
     bidders = {pid: bid for pid, bid in bids.items() if bid is not None}
     winners: tuple[str, ...] = ()
     tie = False

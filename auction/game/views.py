@@ -17,6 +17,7 @@ from typing import TypedDict
 
 from .rules import Game, Phase, Player, RoundResult, last_place, standings, winners
 from .settings import SettingsDict
+from .transitions import bid_of
 
 # Phases that end on a timer; the others end by a release or an action.
 _TIMED = (Phase.COUNTDOWN, Phase.FREE, Phase.RESULT)
@@ -40,6 +41,7 @@ class MeView(TypedDict):
     holding: bool       # holds now
     in_round: bool      # holds, or held through go, this round
     bank_ms: int | None     # None while the room hides your bank
+    bid_ms: int | None      # my bid this round as it will be charged, once I let go in spending
     tokens: int
     left: bool
 
@@ -157,6 +159,9 @@ def _me(game: Game, me: Player) -> MeView:
         "holding": holding,
         "in_round": in_round,
         "bank_ms": me.bank_ms if shown else None,
+        # Mine alone, and known to me the moment I let go: the page shows this figure, so
+        # the button, the result and the tables never disagree by a tenth.
+        "bid_ms": bid_of(game, hold) if rnd is not None else None,
         "tokens": me.tokens,
         "left": me.left,
     }
