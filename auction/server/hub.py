@@ -23,6 +23,7 @@ import logging
 import threading
 import time
 from functools import cached_property
+from typing import Any
 
 from redis.cluster import RedisCluster
 
@@ -152,7 +153,9 @@ class Hub:
 
     BACKOFF_MAX_S = 5.0
 
-    def __init__(self, client):
+    # A Redis or a RedisCluster (Any: the cluster's own calls are behind _cluster checks
+    # that the type checker cannot follow, as in store.py).
+    def __init__(self, client: Any) -> None:
         self._client = client
         self._cluster = isinstance(client, RedisCluster)
         self._listeners: dict[str, set[Listener]] = {}
