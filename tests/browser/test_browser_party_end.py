@@ -49,7 +49,21 @@ def three_phones_tied(server, open_phone):
     for page in (host, *guests):
         phone.wait_state(page, "ended", timeout_s=20)
         page.wait_for_selector(".final .podium", state="visible")
+        podium_risen(page)
     return code, host, guests
+
+
+def podium_risen(page) -> None:
+    """Once the steps have risen (app.css, rise), each stands whole inside the podium, whose
+    floor clips them while they rise: a screenshot before then shows cut-off steps."""
+    page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running'"
+                           " || a.effect.getComputedTiming().endTime === Infinity)", timeout=5_000)
+    cut = page.evaluate("""() => { const floor = document.querySelector('.final .podium').getBoundingClientRect();
+        return [...document.querySelectorAll('.final .podium .step')].filter(step => {
+          const box = step.getBoundingClientRect(), block = step.querySelector('.step-block');
+          return box.bottom > floor.bottom + 0.5 || block.scrollHeight > block.clientHeight;
+        }).map(step => step.textContent.trim()); }""")
+    assert not cut, f"podium steps cut off at its floor: {cut}"
 
 
 def test_the_rematch_comes_first_and_the_words_are_honest(server, open_phone):

@@ -55,6 +55,13 @@ def on_first_screen(page, selector: str) -> bool:
     return box is not None and box["height"] > 0 and box["y"] + box["height"] <= 844
 
 
+def widest(page) -> int:
+    """The page's widest scroll width over 0.7 s (more than a quarter turn of the ring's arc)."""
+    return page.evaluate("""() => new Promise(done => { let most = 0; const until = performance.now() + 700;
+        (function look() { most = Math.max(most, document.documentElement.scrollWidth);
+          if (performance.now() < until) requestAnimationFrame(look); else done(most); })(); })""")
+
+
 def room_of_three(base: str, ann, bob, **settings) -> tuple[str, Player]:
     """Ann hosts a Time Stake room (short timings), Bob joins in his browser, Cy by the protocol."""
     code = phone.room_with_ai(ann, base, "Ann", bots=0, preset="stake", open_page=False, **settings)
@@ -104,6 +111,8 @@ def test_whoever_is_out_of_the_round_sees_its_clock_and_waits(server, open_phone
         first, then = ticking(bob, "#hold-clock")
         expect(then >= first + 0.4 and first >= 1.5, ("Bob's clock", first, then))
         expect(on_first_screen(bob, "#hold-clock") and on_first_screen(bob, "#hold-msg"), "first screen")
+        # The turning arc never widens the page: no sideways scroll on a 390 px phone.
+        expect(widest(ann) <= 390 and widest(bob) <= 390, ("page wider than the phone", widest(ann)))
 
         # Bob presses after go: too late, and the hint no longer asks for a press.
         bob_finger = phone.Finger(bob)
@@ -160,6 +169,8 @@ def test_a_page_reopened_in_the_countdown_says_it_sits_the_round_out(server, ope
         msg = bob.inner_text("#hold-msg")
         assert "You came back during the countdown: you sit this round out" in msg, msg
         assert on_first_screen(bob, "#hold-msg")
+        # Nothing to press this round, so no hint asks for a press.
+        assert not bob.locator("#hold-help").is_visible() or "hold the button" not in bob.inner_text("#hold-help")
     finally:
         cy.stop()
 

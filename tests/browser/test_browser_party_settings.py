@@ -46,6 +46,7 @@ def test_the_lobby_names_the_hidden_bank_the_reveal_and_the_length(server, open_
         assert "Your own bank is hidden: keep count yourself" in facts
         assert "only the winner is shown, not the bids" in facts
         assert "19 rounds · 10 min bank each · about 30 min" in facts
+        assert "no free window" in facts and "0 s free window" not in facts   # Time Stake has none
     phone.shot(guest, "party/lobby-facts-after")
     phone.set_setting(host, "rounds", 5)
     phone.set_setting(host, "reveal", "all_bids")
