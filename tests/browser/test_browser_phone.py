@@ -143,6 +143,7 @@ def test_a_rejoin_mid_round_is_out_and_says_so(server, open_phone):
     page = open_phone(touch=True)
     code = phone.room_with_ai(page, server.url, "Rex", ready_ms=6_000, rounds=2)
     phone.start(page, server.url, code)
+    phone.button(page, "idle")            # the countdown drawn: a press now counts
     finger = phone.Finger(page)
     finger.down()
     phone.button(page, "in")

@@ -145,7 +145,7 @@ def test_a_quick_solo_game_by_touch_in_webkit(server, webkit):
         wait(driver, state("spending", n))
         time.sleep(0.4)
         finger.up()
-        shown = wait(driver, "(/Your bid: (\\d+\\.\\d) s/.exec(document.getElementById('hold-msg').textContent) || [])[1]", 3)
+        shown = wait(driver, "(/(?:Your bid:?|You let go at) (\\d+\\.\\d) s/.exec(document.getElementById('hold-msg').textContent) || [])[1]", 3)
         wait(driver, f"{state('result', n)} || {state('ended')}")
         if n < ROUNDS:
             charged = driver.find_element("css selector", ".result .facts dd").text
