@@ -22,8 +22,10 @@ def test_every_page_passes_axe(server, open_phone, axe_source):
     phone.create_room(page, server.url, "Ada Host", preset="stake")
     page.tap("form[action$='/bots'] button[type=submit]")
     phone.players_listed(page, 2)
-    phone.fast(page, rounds=2, free_ms=1_000, result_ms=6_000, own_bank="toggle",
-               reveal="all_bids")
+    # A countdown long enough for three axe scans and a reload before the press, on a
+    # loaded machine too (at 2 s the press came after go: "too late").
+    phone.fast(page, rounds=2, ready_ms=8_000, free_ms=1_000, result_ms=6_000,
+               own_bank="toggle", reveal="all_bids")
     scan()
     visitor = open_phone(touch=False)
     visitor.goto(page.url)

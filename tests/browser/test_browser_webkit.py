@@ -86,6 +86,8 @@ class Touch:
         actions.perform()
 
     def tap(self, element) -> None:
+        # A person scrolls to a button first (the solo lobby is longer than the window).
+        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
         actions = self._builder()
         actions.pointer_action.move_to(element).pointer_down().pause(0.05).pointer_up()
         actions.perform()
