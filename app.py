@@ -31,13 +31,14 @@ if __name__ == "__main__":
     listener.listen(1024)
     # gevent's server with idle and header timeouts and bounded request heads.
     server = serve(listener, app)
-    # Stop cleanly on SIGTERM as on Ctrl-C, so exit handlers run and an embedded
-    # Redis this process started is shut down instead of left behind.
+    # On SIGTERM, drain (auction/web/operations.py: no new streams or holds, the
+    # holds under way finish, streams close), then stop cleanly, so exit handlers
+    # run and an embedded Redis this process started is shut down, not left behind.
     def stop():
         app.extensions["auction"].scheduler.stop()
-        server.stop()
+        server.stop(timeout=1)
 
-    gevent.signal_handler(signal.SIGTERM, stop)
+    gevent.signal_handler(signal.SIGTERM, lambda: app.extensions["auction_drain"].begin(stop))
     print(f"Time Auction on http://localhost:{port}/", flush=True)
     try:
         server.serve_forever()

@@ -13,8 +13,8 @@ web layer imports only what this package names here.
 from .codes import valid_code
 from .config import Config, load_secret_key
 from .connection import connect
-from .hold_messages import (BEAT_MESSAGE, Ending, Refusal, in_message, is_release_message,
-                            refused_message, released_message)
+from .hold_messages import (BEAT_MESSAGE, ENDINGS, REFUSALS, Ending, Refusal, in_message,
+                            is_release_message, refused_message, released_message)
 from .holds import Hold, Line
 from .leases import Lease
 from .record import Room, digest
@@ -23,7 +23,7 @@ from .service import Finished, Service, View
 from .store import UNAVAILABLE, NoSuchRoom
 from .watch import Watch
 
-__all__ = ["BEAT_MESSAGE", "UNAVAILABLE", "Config", "Conflict", "Ending", "Finished", "Hold",
+__all__ = ["BEAT_MESSAGE", "ENDINGS", "REFUSALS", "UNAVAILABLE", "Config", "Conflict", "Ending", "Finished", "Hold",
            "Lease", "Line", "NoSuchRoom", "Refusal", "Room", "Service", "View", "Watch",
            "connect", "digest", "in_message", "is_release_message", "load_secret_key",
            "refused_message", "released_message", "valid_code"]

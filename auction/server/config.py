@@ -69,6 +69,13 @@ class Config:
     OVERLOAD_LAG_MS = float(os.environ.get("OVERLOAD_LAG_MS", "100"))
     MAX_HOLDS_PER_WORKER = int(os.environ.get("MAX_HOLDS_PER_WORKER", "0"))
     MAX_STREAMS_PER_WORKER = int(os.environ.get("MAX_STREAMS_PER_WORKER", "0"))
+    # On SIGTERM a worker takes no new stream or hold and lets the holds under way
+    # finish, for at most this long, before it closes its streams and exits
+    # (web/operations.py); gunicorn.conf.py gives gunicorn's graceful_timeout more.
+    DRAIN_S = float(os.environ.get("DRAIN_S", "10"))
+    # Unset: /metrics answers only requests made on this machine to the worker
+    # itself; set: requests with "Authorization: Bearer <token>" (web/metrics.py).
+    METRICS_TOKEN = os.environ.get("METRICS_TOKEN") or None
 
 
 class TestConfig(Config):

@@ -75,6 +75,7 @@ class Hold:
                  token: str, room: Room, pressed_ms: int, tls: bool, line: Line) -> None:
         self.rooms, self.hub, self.beats = rooms, hub, beats
         self.cap_ms = cap_ms        # the latency compensation cap; 0: none
+        self.dated_back_ms: int | None = None   # how far the release was dated back
         self.code = code
         self.token = token
         self.room = room            # as loaded before the press
@@ -219,10 +220,18 @@ class Hold:
         assert self.round is not None
         rtt = self._rtt() if self.cap_ms > 0 else None
         dating = ReleaseDating(arrived_ms, rtt, self.cap_ms, self.round, self.spend_ms)
+        moments: list[int] = []
+
+        def moment(room: Room) -> int:
+            moments.append(dating.moment(room))
+            return moments[-1]
+
         try:
-            self.rooms.release(self.code, self.token, dating.moment)
+            self.rooms.release(self.code, self.token, moment)
         except (rules.NotAllowed, NoSuchRoom):
-            pass
+            return
+        if moments:     # the compensation applied, for the worker's metrics
+            self.dated_back_ms = arrived_ms - moments[-1]
 
     def close(self) -> None:
         """The socket ends: stop listening, write the heartbeat's last news, free the slot."""

@@ -70,6 +70,10 @@ class Listener:
         self.missed = True
         self._event.set()
 
+    def wake(self) -> None:
+        """Wake the waiter with no news (its worker is draining)."""
+        self._event.set()
+
     def wait(self, timeout: float) -> bool:
         """Wait for news; True if there is some."""
         fired = self._event.wait(timeout)

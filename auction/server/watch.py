@@ -41,6 +41,10 @@ class Watch:
         """Wait for news of the room; True if some came (``update`` takes it)."""
         return self._listener.wait(timeout_s)
 
+    def wake(self) -> None:
+        """End a ``wait`` at once, with no news: the stream is to close (a drain)."""
+        self._listener.wake()
+
     def update(self) -> None:
         """Take the newest news: load again if some may have been lost."""
         listener = self._listener

@@ -20,8 +20,8 @@ from flask_limiter.errors import RateLimitExceeded
 
 from ..game import rules
 from ..server import Conflict, NoSuchRoom
-from . import (actions, api, capacity, delivery, hold, hosts, identity, limits, outage, pages,
-               results, room, screen, stream)
+from . import (actions, api, capacity, delivery, hold, hosts, identity, limits, operations,
+               outage, pages, results, room, screen, stream)
 from .common import csrf_token, services
 from .respond import error, status_of
 
@@ -41,10 +41,11 @@ def register(app: Flask, client) -> None:
     # In this order: refuse what another site sent before it counts for anything;
     # then identify, since the limits key on the device and its seat.
     app.before_request(hosts.check_host)
+    app.before_request(operations.refuse_while_draining)   # before a device is made
     app.before_request(_refuse_cross_site)
     app.before_request(_identify)
     limits.init(app, client)
-    capacity.init(app)
+    operations.init(app, capacity.init(app))
     app.before_request(_guard_posts)
     app.before_request(_plain_sockets)
     app.after_request(_finish)
@@ -55,6 +56,7 @@ def register(app: Flask, client) -> None:
     app.register_error_handler(RateLimitExceeded, _too_many)
     outage.register(app)   # the store away: 503 + Retry-After, never a 500
     delivery.init(app)     # static files by WhiteNoise, pages compressed
+    operations.wrap(app, client)   # /healthz, /readyz, /metrics: in front of everything
 
 
 def _refuse_cross_site():

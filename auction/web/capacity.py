@@ -10,6 +10,11 @@ collection or one big page does not turn games away), and how many holds and
 streams it serves. The figures that mark "behind" are configuration
 (OVERLOAD_LAG_MS, MAX_HOLDS_PER_WORKER, MAX_STREAMS_PER_WORKER; 0 turns a
 check off), set from what bench/load.py measured (docs/scaling.md).
+
+A worker's own start-up is not load: the first wake of the loop comes only once
+the server runs (after the imports and the app's construction), and the first
+pages compile their templates. So the lag counts only from WARMUP_S after that
+first wake; a fresh worker's first new room is not turned away for its birth.
 """
 
 from __future__ import annotations
@@ -19,12 +24,14 @@ import time
 from collections import deque
 from contextlib import contextmanager
 
-from flask import current_app, request
+from flask import current_app, g, request
 
+from . import metrics
 from .respond import error
 
 TICK_S = 0.05
 WINDOW_S = 1.0
+WARMUP_S = 2.0          # after the loop first runs, lag is not yet counted
 RETRY_AFTER_S = 15
 
 # Starting a new game on this worker: these are turned away when it is behind.
@@ -39,6 +46,7 @@ class Capacity:
         self.holds = 0
         self.streams = 0
         self._lags: deque[tuple[float, float]] = deque()
+        self._counts_from = float("-inf")     # lags measured before this are start-up
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
@@ -47,6 +55,7 @@ class Capacity:
             self._thread.start()
 
     def _watch(self) -> None:
+        self._counts_from = time.monotonic() + WARMUP_S
         while True:
             before = time.monotonic()
             time.sleep(TICK_S)
@@ -54,10 +63,12 @@ class Capacity:
             self._lags.append((now, (now - before - TICK_S) * 1000))
             while self._lags and self._lags[0][0] < now - WINDOW_S:
                 self._lags.popleft()
+            metrics.LOOP_LAG.set(self.lag_ms() / 1000)
 
     def lag_ms(self) -> float:
-        """How late the event loop woke in the last second: the 80th percentile."""
-        lags = sorted(lag for _, lag in list(self._lags))
+        """How late the event loop woke in the last second: the 80th percentile
+        (0 while the worker warms up)."""
+        lags = sorted(lag for at, lag in list(self._lags) if at >= self._counts_from)
         return lags[int(len(lags) * 0.8)] if lags else 0.0
 
     def behind(self) -> str | None:
@@ -75,10 +86,12 @@ class Capacity:
     def serving(self, kind: str):
         """Count a hold ("holds") or a stream ("streams") while it lasts."""
         setattr(self, kind, getattr(self, kind) + 1)
+        metrics.OPEN[kind].inc()
         try:
             yield
         finally:
             setattr(self, kind, getattr(self, kind) - 1)
+            metrics.OPEN[kind].dec()
 
 
 def init(app) -> Capacity:
@@ -102,6 +115,7 @@ def _turn_away_new_games():
     if reason is None:
         return None
     current_app.logger.warning("turning a new game away: %s", reason)
+    g.unavailable = "capacity"
     response = current_app.make_response(
         error(503, "the server is full right now; games under way go on. Try again in a moment"))
     response.headers["Retry-After"] = str(RETRY_AFTER_S)

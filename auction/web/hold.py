@@ -24,9 +24,9 @@ from simple_websocket import ConnectionClosed
 from wsproto.events import Ping
 from wsproto.utilities import LocalProtocolError
 
-from ..server import (BEAT_MESSAGE, UNAVAILABLE, Hold, NoSuchRoom, in_message,
+from ..server import (BEAT_MESSAGE, UNAVAILABLE, Ending, Hold, NoSuchRoom, Refusal, in_message,
                       is_release_message, refused_message, released_message)
-from . import limits
+from . import limits, metrics, operations
 from .capacity import capacity
 from .common import room_code, services
 from .tap import Tap, kernel_rtt_ms
@@ -53,6 +53,7 @@ class HoldSocket:
         self.tap = Tap(ws.ws, self.svc.now_ms)
         ws.ws = self.tap
         self.tls = request.is_secure
+        self.drain = operations.drain()
         self.hold: Hold | None = None
         # Only a floor for holds too short for any ping answer: behind a proxy
         # the kernel sees the proxy, not the phone.
@@ -87,22 +88,30 @@ class HoldSocket:
         except (ConnectionClosed, OSError):
             pass
 
+    def refuse(self, reason: Refusal) -> None:
+        metrics.REFUSED.labels(reason).inc()
+        self.send(refused_message(reason))
+
+    def end(self, reason: Ending) -> None:
+        metrics.ENDED.labels(reason).inc()
+        self.send(released_message(reason))
+
     def run(self) -> None:
         try:
             hold = self.hold = self.svc.hold(self.code, self.token, self.pressed_ms, self.tls,
                                              self)
         except NoSuchRoom:
             limits.missed_room()
-            return self.send(refused_message("no_room"))
+            return self.refuse("no_room")
         if hold.seat is None:
-            return self.send(refused_message("not_seated"))
+            return self.refuse("not_seated")
         # Counted only now, per device: a cap taken before the seat check would
         # answer strangers differently while someone at their address holds.
         with limits.hold_lease() as lease:
             if not lease.taken:
-                return self.send(refused_message("too_many_holds"))
+                return self.refuse("too_many_holds")
             if not hold.claim():
-                return self.send(refused_message("second_socket"))
+                return self.refuse("second_socket")
             try:
                 self._hold(hold)
             finally:
@@ -123,15 +132,21 @@ class HoldSocket:
     def _hold(self, hold: Hold) -> None:
         refusal = hold.press()
         if refusal is not None:
-            return self.send(refused_message(refusal))
+            return self.refuse(refusal)
+        metrics.HOLDS.inc()
         self.send(in_message(os.getpid() if current_app.config["EXPOSE_WORKER"] else None))
         self._watch(hold)
+        if hold.dated_back_ms is not None:
+            metrics.COMPENSATION.observe(hold.dated_back_ms)
 
     def _watch(self, hold: Hold) -> None:
         now_ms = self.svc.now_ms
         next_ping = now_ms()
         while True:
             now = now_ms()
+            if self.drain.overdue():    # the worker exits: let go as if the line dropped
+                hold.release(now)
+                return self.end("connection_lost")
             if now >= next_ping:
                 hold.check()
                 self._ping(now)
@@ -139,10 +154,10 @@ class HoldSocket:
                 next_ping = now + PING_MS
                 ended = hold.ended()
                 if ended is not None:
-                    return self.send(released_message(ended))
+                    return self.end(ended)
             ended = hold.due(now)
             if ended is not None:
-                return self.send(released_message(ended))
+                return self.end(ended)
             # Wake for the hold's own moments too (the bank's end, the dead line),
             # not just the next ping.
             wait = max(0, min(next_ping, hold.next_due()) - now) / 1000
@@ -173,6 +188,7 @@ def hold(ws, code: str) -> None:
         code = room_code(code)
     except NoSuchRoom:
         limits.missed_room()
+        metrics.REFUSED.labels("no_room").inc()
         ws.send(refused_message("no_room"))
         return
     session = HoldSocket(ws, code, g.device_token, g.arrived_ms)
@@ -180,5 +196,7 @@ def hold(ws, code: str) -> None:
         with capacity().serving("holds"):
             session.run()
     except UNAVAILABLE:   # the store is away (outage.py): say so rather than drop the socket
-        session.send(released_message("unavailable") if session.pressed
-                     else refused_message("unavailable"))
+        if session.pressed:
+            session.end("unavailable")
+        else:
+            session.refuse("unavailable")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import time
 
-from flask import Flask, current_app, jsonify, request
+from flask import Flask, current_app, g, jsonify, request
 
 from ..server import UNAVAILABLE
 from .render import template
@@ -35,6 +35,7 @@ def register(app: Flask) -> None:
 
 
 def unavailable(exc: Exception):
+    g.unavailable = "store"
     now = time.monotonic()
     if now - _last_log[0] > _LOG_EVERY_S:   # one line per outage, not one per request
         _last_log[0] = now

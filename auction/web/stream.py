@@ -19,7 +19,7 @@ from flask import Blueprint, Response, g, request
 from flask.typing import ResponseReturnValue
 
 from ..server import View
-from . import limits, render
+from . import limits, operations, render
 from .capacity import capacity
 from .common import room_code, services
 from .respond import error
@@ -89,30 +89,31 @@ def serve(code: str, token: str | None, renderer: Renderer) -> ResponseReturnVal
         raise
 
     load = capacity()
+    draining = operations.drain()
 
     def generate() -> Iterator[str]:
         quiet_since = time.monotonic()
         try:
-            load.streams += 1
-            yield "retry: 1000\n\n"
-            while True:
-                view = watch.view(token)
-                messages = renderer.messages(view)
-                if messages:
-                    quiet_since = time.monotonic()
-                yield from messages
-                # Keep-alives follow only what this stream sent, never the hidden
-                # changes that woke it, or their rhythm would tell who holds.
-                left = quiet_since + KEEPALIVE_S - time.monotonic()
-                if left <= 0 or not watch.wait(left):
-                    yield ": keep-alive\n\n"
-                    quiet_since = time.monotonic()
-                    lease.renew()
-                    watch.reload()
-                else:
-                    watch.update()
+            # Counted while it lasts, and closed by a drain (operations.py).
+            with load.serving("streams"), draining.streaming(watch):
+                yield "retry: 1000\n\n"
+                while not draining.closing:
+                    view = watch.view(token)
+                    messages = renderer.messages(view)
+                    if messages:
+                        quiet_since = time.monotonic()
+                    yield from messages
+                    # Keep-alives follow only what this stream sent, never the hidden
+                    # changes that woke it, or their rhythm would tell who holds.
+                    left = quiet_since + KEEPALIVE_S - time.monotonic()
+                    if left <= 0 or not watch.wait(left):
+                        yield ": keep-alive\n\n"
+                        quiet_since = time.monotonic()
+                        lease.renew()
+                        watch.reload()
+                    else:
+                        watch.update()
         finally:
-            load.streams -= 1
             watch.close()
             lease.drop()
 
