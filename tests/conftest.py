@@ -19,7 +19,10 @@ TIMING = {"test_fairness.py", "test_timing_channel.py", "test_hold.py", "test_at
           "test_suspense.py", "test_load_smoke.py", "test_capacity.py", "test_clock.py",
           "test_browser_release.py", "test_browser_feel.py",
           # whole games whose every bid must be within 15 ms (games.TOLERANCE_MS)
-          "test_online.py", "test_cluster.py"}
+          "test_online.py", "test_cluster.py",
+          # a fresh worker's loop lag at its real overload bound; holds charged within 100 ms
+          # across a drain
+          "test_operations.py"}
 
 
 def pytest_collection_modifyitems(items) -> None:
