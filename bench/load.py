@@ -161,6 +161,8 @@ def run_step(players: int, workers: int, rounds: int, procs: int, ramp_s: float,
                 tallies.append(data)
         wall = time.monotonic() - started
         machine = _busy_s() - machine0
+        # Read while the workers live: a worker that drains and exits on stop is gone.
+        app_s, red_s = app.cpu_s(), red.cpu_s()
         for k in kids:
             k.join(30)
         for s in spies:
@@ -173,8 +175,8 @@ def run_step(players: int, workers: int, rounds: int, procs: int, ramp_s: float,
     row = merge(tallies)
     played = rooms + row["late_admitted"]
     row.update(players=played * 4, workers=workers, rooms=played, wall_s=wall,
-               app_cpu=100 * app.cpu_s() / wall, app_mb=app.peak_rss / 2**20,
-               redis_cpu=100 * red.cpu_s() / wall, kb_per_room=memory / 1024 / rooms,
+               app_cpu=100 * app_s / wall, app_mb=app.peak_rss / 2**20,
+               redis_cpu=100 * red_s / wall, kb_per_room=memory / 1024 / rooms,
                gen_cpu=100 * sum(t["cpu_s"] for t in tallies) / wall,
                gen_mb=sum(t["max_rss_kb"] for t in tallies) / 1024,
                machine_cpu=100 * machine / wall, load=os.getloadavg()[0])
