@@ -3,11 +3,12 @@
 The web layer calls one face, ``Service`` (service.py): a player's view, the
 writes, a press of the hold socket (holds.py) and its messages
 (hold_messages.py), results and recent games, a stream's room (watch.py),
-connection leases and the game clock. Behind it: the room service (rooms),
-the store and its Lua scripts, the hub (pub/sub of changes), round timers
-(scheduler), host beats, the server clock, the embedded Redis and the worker's
-config. It may import the game and the AI; never Flask or the web layer. The
-web layer imports only what this package names here.
+connection leases and the game clock. Behind it: the room service (rooms.py,
+with due.py: the timers and AI moves due before any action), the store and its
+Lua scripts, the hub (pub/sub of changes), round timers (scheduler), host
+beats, the server clock, the embedded Redis and the worker's config. It may
+import the game and the AI; never Flask or the web layer. The web layer
+imports only what this package names here.
 """
 
 from .codes import valid_code

@@ -15,13 +15,13 @@ import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..ai import bots
 from ..game import fairness, rules
-from . import names
-from .codes import new_code
-from .record import Room, digest
 from ..game.rematch import table_again
+from . import names
 from .clock import Clock
+from .codes import new_code
+from .due import plan_bots, run_due
+from .record import Room, digest
 from .store import ENDED_TTL_S, LOBBY_TTL_S, PLAYING_TTL_S, NoSuchRoom, Store, hold_key
 
 RETRIES = 20
@@ -150,13 +150,13 @@ class Rooms:
             action = build(room)
             if action is not None:
                 rules.check(room.game, action)
-            events = self._run_due(room, now)
+            events = run_due(room, now)
             if watchdog:
                 events += self._release_orphans(code, room, now)
             if action is not None:
                 room.game, more = rules.apply(room.game, action, now)
                 events += more
-                self._plan_bots(room, more)
+                plan_bots(room, more)
                 if after is not None:
                     after(room, more)
             self._stamp_spending(room)
@@ -196,27 +196,6 @@ class Rooms:
                 and room.spending_shown(rnd.number) is None):
             room.shown = [rnd.number, self.clock.now_ms()]
 
-    def _run_due(self, room: Room, now: int) -> list:
-        """Apply due timers and AI actions in time order, each at its own moment."""
-        events: list = []
-        while True:
-            timer = rules.next_deadline(room.game)
-            bot = room.bot_queue[0] if room.bot_queue else None
-            if bot and bot[0] <= now and (timer is None or bot[0] <= timer):
-                room.bot_queue.pop(0)
-                at, kind, pid = bot
-                action = rules.Press(pid, at) if kind == "press" else rules.Release(pid, at)
-                try:
-                    room.game, more = rules.apply(room.game, action, at)
-                except rules.PressRefused:
-                    continue  # e.g. its bank ran dry; an AI never insists
-            elif timer is not None and timer <= now:
-                room.game, more = rules.apply(room.game, rules.Tick(), timer)
-            else:
-                return events
-            events += more
-            self._plan_bots(room, more)
-
     def _release_orphans(self, code: str, room: Room, now: int) -> list:
         """Release human holders whose socket fell silent, at their last-alive moment."""
         holders = room.human_holders()
@@ -227,24 +206,8 @@ class Rooms:
             if owner == "-" or now - alive > ORPHAN_MS:
                 room.game, more = rules.apply(room.game, rules.Release(pid, alive), now)
                 events += more
-                self._plan_bots(room, more)
+                plan_bots(room, more)
         return events
-
-    def _plan_bots(self, room: Room, events: list) -> None:
-        """At each countdown's start, queue the AI seats' presses and releases."""
-        started = any(isinstance(e, rules.PhaseChanged) and e.phase is rules.Phase.COUNTDOWN
-                      for e in events)
-        if not started or room.game.phase is not rules.Phase.COUNTDOWN:
-            if room.game.phase in (rules.Phase.RESULT, rules.Phase.ENDED):
-                room.bot_queue = []
-            return
-        game, rnd = room.game, room.game.current
-        assert rnd is not None                      # a countdown is a round's
-        plans = bots.round_plans(game, rnd.start_ms, room.bot_seed)
-        actions = bots.bot_actions(game, plans)
-        room.bot_queue = sorted(
-            bots.BotStep(at, "press" if isinstance(a, rules.Press) else "release", a.player)
-            for at, a in actions)
 
     # -- what the service asks for (service.py) --------------------------------
 
