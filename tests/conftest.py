@@ -22,7 +22,10 @@ TIMING = {"test_fairness.py", "test_timing_channel.py", "test_hold.py", "test_at
           "test_online.py", "test_cluster.py",
           # a fresh worker's loop lag at its real overload bound; holds charged within 100 ms
           # across a drain
-          "test_operations.py"}
+          "test_operations.py",
+          # a hold over nginx and TLS, and "Saved" shown for 3 s: both missed their moment
+          # once while three other files loaded the machine
+          "test_browser_https.py", "test_browser_party_settings.py"}
 
 
 def pytest_collection_modifyitems(items) -> None:
