@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 # standings, views, suspense), in percent.
 COV_FAIL_UNDER ?= 95
 
-.PHONY: run test check clean
+.PHONY: run test check clean messages
 
 # The marker is rebuilt whenever the dependencies in pyproject.toml change.
 $(VENV)/.installed: pyproject.toml
@@ -45,6 +45,18 @@ check: $(VENV)/.installed
 	$(PY) -m mypy
 	$(PY) -m pytest -n 2 $(COV) --cov-report=term-missing:skip-covered \
 		--cov-fail-under=$(COV_FAIL_UNDER) $(CHECK)
+
+# The catalogs (docs/i18n.md): every word the code and templates mark, gathered into
+# translations/messages.pot, merged into each language's .po (a translator fills in
+# what is new), and compiled to the .mo the app reads. The .mo files are committed,
+# so a fresh clone runs without this step; a test fails if any is stale or incomplete.
+BABEL := $(VENV)/bin/pybabel
+messages: $(VENV)/.installed
+	$(BABEL) extract -F babel.cfg -k RuleError -k NotAllowed -k WrongPhase -k RoomFull \
+		--no-location --sort-output --omit-header -o translations/messages.pot .
+	$(BABEL) update -i translations/messages.pot -d translations --no-fuzzy-matching \
+		--ignore-obsolete
+	$(BABEL) compile -d translations --statistics
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .coverage test-artifacts

@@ -20,8 +20,8 @@ from flask_limiter.errors import RateLimitExceeded
 
 from ..game import rules
 from ..server import Conflict, NoSuchRoom
-from . import (actions, api, capacity, delivery, hold, hosts, identity, limits, operations,
-               outage, pages, results, room, screen, stream)
+from . import (actions, api, capacity, delivery, hold, hosts, i18n, identity, limits,
+               operations, outage, pages, results, room, screen, stream)
 from .common import csrf_token, services
 from .respond import error, status_of
 
@@ -38,6 +38,7 @@ def register(app: Flask, client) -> None:
                       screen.bp):
         app.register_blueprint(blueprint)
     hold.init(app)
+    i18n.init(app)         # each request's language (a stream keeps its request's)
     # In this order: refuse what another site sent before it counts for anything;
     # then identify, since the limits key on the device and its seat.
     app.before_request(hosts.check_host)
@@ -99,6 +100,9 @@ def _finish(response):
     response.headers.setdefault("Content-Security-Policy", CSP)
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
     response.headers.setdefault("Referrer-Policy", "same-origin")
+    if response.mimetype in ("text/html", "application/json", "application/manifest+json"):
+        # Words follow the device's language (i18n.py): a cache must keep each apart.
+        response.vary.update(("Accept-Language", "Cookie"))
     if current_app.config["EXPOSE_WORKER"]:
         response.headers["X-Worker"] = str(os.getpid())
         response.headers["X-Client-Address"] = identity.address()

@@ -8,9 +8,10 @@ from flask import Blueprint, Response, redirect, request
 
 from ..game.settings import PRESETS
 from ..server import valid_code
-from . import render
+from . import i18n, render
 from .common import csrf_token
 from .name_cookie import remembered
+from .respond import error
 from .results import recent_games
 
 pages = Blueprint("pages", __name__)
@@ -71,6 +72,18 @@ def rules():
 @pages.get("/strategy")
 def strategy():
     return _html("strategy.html")
+
+
+@pages.get("/lang/<locale>")
+def language(locale: str):
+    """The language switch on every page: remember this device's choice, then back to the
+    page it was on (only a page of this site: never a redirect elsewhere)."""
+    if locale not in i18n.LOCALES:
+        return error(404, "no such language")
+    back = request.args.get("next", "/")
+    if not back.startswith("/") or back.startswith("//") or "\\" in back:
+        back = "/"
+    return i18n.switch_cookie(redirect(back, 303), locale)
 
 
 @pages.get("/offline")

@@ -25,6 +25,7 @@ from ..game.charts import charts as end_charts
 from ..game.rules import NAME_MAX
 from ..game.settings import PRESETS
 from ..game.views import View
+from . import i18n
 from .qr import room_qr
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -186,28 +187,40 @@ def shell_assets() -> list[str]:
     return [asset(rel) for rel in (*keep, *sorted(vendored)) if rel in ASSET_VERSIONS]
 
 
-def _env() -> Environment:
+def _env(locale: str) -> Environment:
     env = Environment(
         loader=FileSystemLoader(TEMPLATES),
         autoescape=select_autoescape(default=True, default_for_string=True),
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        extensions=["jinja2.ext.i18n"],
     )
+    # {% trans %} and _() draw from this language's catalog (auction/web/i18n.py).
+    env.install_gettext_translations(i18n.translations(locale), newstyle=True)  # type: ignore[attr-defined]
     env.filters.update(secs=secs, clock=clock, duration=duration, names=names, plural=plural)
     env.globals.update(asset=asset, GAME_PHASES=GAME_PHASES, choices=choices, LABELS=LABELS,
                        charts=end_charts, STYLES=STYLES, PRESET_NAMES=PRESET_NAMES,
                        preset_of=preset_of, game_minutes=game_minutes,
-                       PRESET_SETTINGS=PRESET_SETTINGS, NAME_MAX=NAME_MAX)
+                       PRESET_SETTINGS=PRESET_SETTINGS, NAME_MAX=NAME_MAX,
+                       LOCALE=locale, LOCALES=i18n.LOCALES, LOCALE_NAMES=i18n.NAMES,
+                       here=i18n.here)
     return env
 
 
-ENV = _env()
+# One environment per language, made once: a stream draws in the language it was opened in.
+ENVS = {locale: _env(locale) for locale in i18n.LOCALES}
+
+
+def _draw(name: str, locale: str, data: dict) -> str:
+    html = ENVS.get(locale, ENVS[i18n.DEFAULT]).get_template(name).render(data)
+    return i18n.particles(html) if locale == "ko" else html
 
 
 def template(name: str, **context) -> str:
-    """Render any template of templates/ (also used by pages.py)."""
-    return ENV.get_template(name).render(**context)
+    """Render any template of templates/ (also used by pages.py), in the request's language
+    unless ``locale`` is given."""
+    return _draw(name, context.get("locale") or i18n.current(), context)
 
 
 # -- the room page ----------------------------------------------------------
@@ -251,13 +264,13 @@ def partials(view: View, ctx: dict, names: Sequence[str] = PARTS,
     """The inner HTML of every live part, keyed by its SSE event name
     (the room page's, or another page's: the big screen's live in ``screen/``)."""
     data = _context(view, ctx)
-    return {name: ENV.get_template(f"{folder}/{name}.html").render(data).strip()
-            for name in names}
+    locale = ctx.get("locale") or i18n.current()
+    return {name: _draw(f"{folder}/{name}.html", locale, data).strip() for name in names}
 
 
 def page_of(name: str, view: View, ctx: dict) -> str:
     """Another page drawn from a view, with what the parts see (the results page)."""
-    return ENV.get_template(name).render({**_context(view, ctx), **ctx})
+    return _draw(name, ctx.get("locale") or i18n.current(), {**_context(view, ctx), **ctx})
 
 
 def page(view: View | None, ctx: dict, name: str = "room.html", parts: Sequence[str] = PARTS,
@@ -270,4 +283,4 @@ def page(view: View | None, ctx: dict, name: str = "room.html", parts: Sequence[
     data["join"] = ctx.get("join", {})
     data["parts"] = partials(view, ctx, parts, folder)
     data["qr"] = room_qr(ctx["code"], data["invite_url"]) if data["invite_url"] else ""
-    return ENV.get_template(name).render(data)
+    return _draw(name, ctx.get("locale") or i18n.current(), data)

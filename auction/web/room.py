@@ -12,7 +12,7 @@ from flask import Blueprint, g, make_response, request
 from flask.typing import ResponseReturnValue
 
 from ..server import NoSuchRoom
-from . import identity, limits, render
+from . import i18n, identity, limits, render
 from .common import csrf_token, invite_token, room_code, view
 from .hosts import site_url
 from .name_cookie import remembered
@@ -28,7 +28,9 @@ def invite_url(code: str) -> str:
 
 def page_context(code: str) -> dict:
     """What a room's page and its streamed parts need besides the view."""
-    return {"code": code, "csrf_token": csrf_token(), "invite_url": invite_url(code)}
+    # The language too: the stream draws its parts long after this request, in this one's.
+    return {"code": code, "csrf_token": csrf_token(), "invite_url": invite_url(code),
+            "locale": i18n.current()}
 
 
 @bp.get("/r/<code>")

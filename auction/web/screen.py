@@ -14,7 +14,7 @@ from flask import Blueprint
 from flask.typing import ResponseReturnValue
 
 from ..server import NoSuchRoom, View
-from . import limits, render
+from . import i18n, limits, render
 from .common import room_code, view
 from .room import invite_url
 from .stream import Renderer, serve
@@ -25,7 +25,8 @@ PARTS = ("status", "stage", "tokens")
 
 
 def _context(code: str) -> dict:
-    return {"code": code, "invite_url": invite_url(code)}
+    # The big screen speaks its own browser's language (its stream keeps it).
+    return {"code": code, "invite_url": invite_url(code), "locale": i18n.current()}
 
 
 @bp.get("/r/<code>/screen")
