@@ -196,7 +196,9 @@ def _env(locale: str) -> Environment:
         lstrip_blocks=True,
         extensions=["jinja2.ext.i18n"],
     )
-    # {% trans %} and _() draw from this language's catalog (auction/web/i18n.py).
+    # {% trans %} and _() draw from this language's catalog (auction/web/i18n.py); a trans
+    # block's whitespace is folded, so a template's line breaks never change a message.
+    env.policies["ext.i18n.trimmed"] = True
     env.install_gettext_translations(i18n.translations(locale), newstyle=True)  # type: ignore[attr-defined]
     env.filters.update(secs=secs, clock=clock, duration=duration, names=names, plural=plural)
     env.globals.update(asset=asset, GAME_PHASES=GAME_PHASES, choices=choices, LABELS=LABELS,
