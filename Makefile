@@ -52,7 +52,8 @@ check: $(VENV)/.installed
 # so a fresh clone runs without this step; a test fails if any is stale or incomplete.
 BABEL := $(VENV)/bin/pybabel
 messages: $(VENV)/.installed
-	$(BABEL) extract -F babel.cfg -k RuleError -k NotAllowed -k WrongPhase -k RoomFull \
+	$(BABEL) extract -F babel.cfg -k RuleError -k NotAllowed -k WrongPhase -k RoomFull -k RoomLocked \
+		-k NameTaken -k InvalidSettings \
 		--no-location --sort-output --omit-header -o translations/messages.pot .
 	$(BABEL) update -i translations/messages.pot -d translations --no-fuzzy-matching \
 		--ignore-obsolete

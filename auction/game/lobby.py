@@ -63,7 +63,7 @@ def clean_name(name: object) -> str:
     if not any(unicodedata.category(c)[0] in "LNPS" for c in name):
         raise RuleError("a name needs a letter, digit or sign that can be seen")
     if len(name) > NAME_MAX:
-        raise RuleError(f"a name has at most {NAME_MAX} characters")
+        raise RuleError("a name has at most %(max)s characters", max=NAME_MAX)
     return name
 
 
@@ -82,7 +82,7 @@ def join(game: Game, action: Join, now: int, events: list[Event]) -> None:
     name = clean_name(action.name)
     require_joinable(game)
     if any(p.name.casefold() == name.casefold() for p in game.players):
-        raise NameTaken(f"“{name}” is taken in this room; pick another name")
+        raise NameTaken("“%(name)s” is taken in this room; pick another name", name=name)
     player = Player(_new_id(game, "p"), name)
     _seat(game, player, events)
     if game.host is None:
@@ -93,7 +93,7 @@ def add_bot(game: Game, action: AddBot, now: int, events: list[Event]) -> None:
     require_host(game, action.by)
     require_lobby(game)
     if action.difficulty not in DIFFICULTIES:
-        raise RuleError(f"difficulty must be one of {', '.join(DIFFICULTIES)}")
+        raise RuleError("difficulty must be one of %(allowed)s", allowed=", ".join(DIFFICULTIES))
     _require_seat(game)
     count = sum(p.bot for p in game.players)
     taken = {p.name.casefold() for p in game.players}
@@ -132,7 +132,8 @@ def lock(game: Game, action: Lock, now: int, events: list[Event]) -> None:
     require_host(game, action.by)
     require_lobby(game)
     if type(action.locked) is not bool:
-        raise RuleError("locked must be true or false")
+        raise RuleError("%(field)s must be %(one)s or %(other)s", field="locked", one="true",
+                        other="false")
     game.locked = action.locked
 
 
@@ -144,11 +145,12 @@ def change_settings(game: Game, action: ChangeSettings, now: int, events: list[E
     if "preset" in changes:
         preset = changes.pop("preset")
         if not isinstance(preset, str) or preset not in PRESETS:
-            raise InvalidSettings(f"preset must be one of {', '.join(PRESETS)}")
+            raise InvalidSettings("preset must be one of %(allowed)s", allowed=", ".join(PRESETS))
         base = PRESETS[preset]
     settings = base.changed(changes)
     if len(game.players) > settings.max_players:
-        raise InvalidSettings(f"{len(game.players)} players are seated; max_players is too low")
+        raise InvalidSettings("%(seated)s players are seated; max_players is too low",
+                              seated=len(game.players))
     game.settings = settings
 
 

@@ -131,7 +131,8 @@ def _start(game: Game, action: Start, now: int, events: list[Event]) -> None:
     lobby.require_lobby(game)
     s = game.settings
     if not s.min_players <= len(game.players) <= s.max_players:
-        raise WrongPhase(f"this game needs {s.min_players}–{s.max_players} players")
+        raise WrongPhase("this game needs %(min)s–%(max)s players", min=s.min_players,
+                         max=s.max_players)
     for player in game.players:
         player.bank_ms = s.bank_ms
         player.tokens = 0

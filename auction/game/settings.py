@@ -13,7 +13,17 @@ from typing import Any, TypedDict
 
 
 class RuleError(ValueError):
-    """An action the rules do not allow; the state is unchanged."""
+    """An action the rules do not allow; the state is unchanged.
+
+    ``message`` is English with %(name)s placeholders and ``params`` their values, so
+    the web layer can say it in the player's language (docs/i18n.md); ``str()`` is
+    the English sentence, filled in.
+    """
+
+    def __init__(self, message: str = "", **params: object) -> None:
+        super().__init__(message % params if params else message)
+        self.message = message
+        self.params = params
 
 
 class InvalidSettings(RuleError):
@@ -68,12 +78,14 @@ class Settings:
         for name, (low, high, step) in RANGES.items():
             value = getattr(self, name)
             if type(value) is not int:
-                raise InvalidSettings(f"{name} must be a whole number")
+                raise InvalidSettings("%(setting)s must be a whole number", setting=name)
             if not low <= value <= high or value % step:
-                raise InvalidSettings(f"{name} must be {low}–{high} in steps of {step}")
+                raise InvalidSettings("%(setting)s must be %(low)s–%(high)s in steps of %(step)s",
+                                      setting=name, low=low, high=high, step=step)
         for name, allowed in CHOICES.items():
             if getattr(self, name) not in allowed:
-                raise InvalidSettings(f"{name} must be one of {', '.join(allowed)}")
+                raise InvalidSettings("%(setting)s must be one of %(allowed)s", setting=name,
+                                      allowed=", ".join(allowed))
         if self.min_players > self.max_players:
             raise InvalidSettings("min_players cannot exceed max_players")
 
@@ -85,7 +97,7 @@ class Settings:
         parsed: dict[str, Any] = {}
         for name, value in changes.items():
             if name not in names:
-                raise InvalidSettings(f"unknown setting {name!r}")
+                raise InvalidSettings("unknown setting %(setting)r", setting=name)
             parsed[name] = _parse(name, value)
         return replace(self, **parsed)
 
@@ -137,11 +149,12 @@ def whole_number(value: object) -> int | None:
 def _parse(name: str, value: object) -> int | str:
     if name in CHOICES:
         if not isinstance(value, str):
-            raise InvalidSettings(f"{name} must be one of {', '.join(CHOICES[name])}")
+            raise InvalidSettings("%(setting)s must be one of %(allowed)s", setting=name,
+                                  allowed=", ".join(CHOICES[name]))
         return value
     number = whole_number(value)
     if number is None:
-        raise InvalidSettings(f"{name} must be a whole number")
+        raise InvalidSettings("%(setting)s must be a whole number", setting=name)
     return number
 
 

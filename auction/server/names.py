@@ -58,14 +58,14 @@ def check(name: str, game: rules.Game) -> None:
     keys = _keys(name)
     for other in game.players:
         if other.name.casefold() == name.casefold():
-            raise rules.NameTaken(f"“{name}” is taken in this room; pick another name")
+            raise rules.NameTaken("“%(name)s” is taken in this room; pick another name", name=name)
         if keys & _keys(other.name):
-            raise rules.NameTaken(f"“{name}” looks like “{other.name}” in this room; "
-                                  "pick another name")
+            raise rules.NameTaken("“%(name)s” looks like “%(other)s” in this room; "
+                                  "pick another name", name=name, other=other.name)
     for bot in rules.BOT_NAMES:
         if bot.casefold() != name.casefold() and keys & _keys(bot):
-            raise rules.NameTaken(f"“{name}” looks like “{bot}”, an AI player's name; "
-                                  "pick another name")
+            raise rules.NameTaken("“%(name)s” looks like “%(other)s”, an AI player's name; "
+                                  "pick another name", name=name, other=bot)
 
 
 def join(game: rules.Game, name) -> rules.Join:

@@ -24,13 +24,14 @@ from . import (actions, api, capacity, delivery, hold, hosts, i18n, identity, li
                operations, outage, pages, results, room, screen, stream)
 from .common import csrf_token, services
 from .respond import error, status_of
+from .words import N_, refusal
 
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "connect-src 'self'; manifest-src 'self'; worker-src 'self'; base-uri 'none'; "
        "form-action 'self'; frame-ancestors 'none'")
 
 HOLD_ENDPOINT = "__flask_sock.hold"
-NO_DEVICE = "too many new devices from your address; try again in a minute"
+NO_DEVICE = N_("too many new devices from your address; try again in a minute")
 
 
 def register(app: Flask, client) -> None:
@@ -64,7 +65,7 @@ def _refuse_cross_site():
     g.arrived_ms = services().now_ms()
     if identity.cross_site():
         identity.anonymous()
-        return error(403, "cross-site request refused")
+        return error(403, N_("cross-site request refused"))
     return None
 
 
@@ -83,7 +84,7 @@ def _guard_posts():
         sent = request.form.get("csrf_token", "")
         # Bytes: compare_digest refuses str with non-ASCII characters (a 500).
         if not hmac.compare_digest(sent.encode(), csrf_token().encode()):
-            return error(403, "the form is stale or foreign; reload the page")
+            return error(403, N_("the form is stale or foreign; reload the page"))
     return None
 
 
@@ -113,17 +114,17 @@ def _rule_error(exc: rules.RuleError):
     code = status_of(exc)
     if code == 404:
         limits.missed_room()
-        return error(404, "no such room")
-    return error(code, str(exc))
+        return error(404, N_("no such room"))
+    return error(code, refusal(exc))
 
 
 def _no_such_room(exc: NoSuchRoom):
     limits.missed_room()
-    return error(404, "no such room")
+    return error(404, N_("no such room"))
 
 
 def _too_many(exc: RateLimitExceeded):
-    response = error(429, "too many requests; slow down")
+    response = error(429, N_("too many requests; slow down"))
     response = current_app.make_response(response)
     response.headers["Retry-After"] = str(limits.retry_after(exc))
     return response

@@ -21,6 +21,7 @@ from .name_cookie import remember
 from .pages import code_problem, home_page
 from .respond import done, form, said, status_of, text, wants_page
 from .room import join_refused
+from .words import gettext, refusal
 
 bp = Blueprint("actions", __name__)
 
@@ -34,7 +35,8 @@ def _view(view: View, code: str) -> ResponseReturnValue:
 def _whole(value, name: str, low: int, high: int) -> int:
     number = whole_number(value)      # bounded ASCII digits: "²" and 5,000 digits are 400
     if number is None or not low <= number <= high:
-        raise rules.RuleError(f"{name} must be a whole number from {low} to {high}")
+        raise rules.RuleError("%(field)s must be a whole number from %(low)s to %(high)s",
+                              field=name, low=low, high=high)
     return number
 
 
@@ -43,7 +45,7 @@ def _home_again(data: dict, card: str, exc: Exception) -> ResponseReturnValue:
     the reason next to the field it is about (the name, or the card's choices)."""
     status = status_of(exc) if isinstance(exc, rules.RuleError) else 409     # Conflict
     about = "name" if isinstance(exc, rules.NameTaken) or "name" in str(exc) else card
-    return home_page(data, {about: said(str(exc))}, status)
+    return home_page(data, {about: said(refusal(exc))}, status)
 
 
 def _created(code: str, name: str) -> ResponseReturnValue:
@@ -64,7 +66,8 @@ def create_room() -> ResponseReturnValue:
 def _create_room(data: dict) -> ResponseReturnValue:
     preset = text(data, "preset", "auction")
     if preset not in rules.PRESETS:
-        raise rules.InvalidSettings(f"preset must be one of {', '.join(rules.PRESETS)}")
+        raise rules.InvalidSettings("preset must be one of %(allowed)s",
+                                    allowed=", ".join(rules.PRESETS))
     name = text(data, "name")
     code = services().create(g.device_token, name, preset, tls=request.is_secure)
     return _created(code, name)
@@ -88,9 +91,11 @@ def _create_solo(data: dict) -> ResponseReturnValue:
     difficulty = text(data, "difficulty", "medium")
     mode = text(data, "mode", "full")
     if difficulty not in rules.DIFFICULTIES:
-        raise rules.RuleError(f"difficulty must be one of {', '.join(rules.DIFFICULTIES)}")
+        raise rules.RuleError("difficulty must be one of %(allowed)s",
+                              allowed=", ".join(rules.DIFFICULTIES))
     if mode not in SOLO_MODES:
-        raise rules.RuleError("mode must be full or quick")
+        raise rules.RuleError("%(field)s must be %(one)s or %(other)s", field="mode", one="full",
+                              other="quick")
     add_bot = partial(rules.AddBot, difficulty=difficulty)
     setup: list[Callable[[str], rules.Action]] = [add_bot] * (players - 1)
     # Every seat is taken: nobody else can join a game against the computer.
@@ -137,16 +142,19 @@ def _join_refused(code: str, data: dict, exc: Exception, from_home: bool) -> Res
     full one, a game under way) counts as a miss here too: no faster way to probe codes."""
     if isinstance(exc, rules.WrongPhase):
         status, about = 404, "code"
-        message = f"The game in room {code} has already started, so nobody new can join."
+        message = gettext("The game in room %(code)s has already started, so nobody new can "
+                          "join.", code=code)
     elif isinstance(exc, rules.RoomFull):
-        status, about, message = 404, "code", f"Room {code} is full. Ask the host to make room."
+        status, about = 404, "code"
+        message = gettext("Room %(code)s is full. Ask the host to make room.", code=code)
     elif isinstance(exc, NoSuchRoom):
         status, about = 404, "code"
-        message = f"There is no open room {code}. Check the code with the host."
+        message = gettext("There is no open room %(code)s. Check the code with the host.",
+                          code=code)
     else:
         status = status_of(exc) if isinstance(exc, rules.RuleError) else 409  # Conflict
         about = "name" if isinstance(exc, rules.NameTaken) or "name" in str(exc) else "code"
-        message = said(str(exc))
+        message = said(refusal(exc))
     if status == 404:
         limits.missed_room()
     if from_home:
@@ -178,7 +186,8 @@ def seat_bots(code: str) -> ResponseReturnValue:
         player = text(data, "player") or None
         make = lambda pid: rules.RemoveBot(pid, player)  # noqa: E731
     else:
-        raise rules.RuleError("action must be add or remove")
+        raise rules.RuleError("%(field)s must be %(one)s or %(other)s", field="action", one="add",
+                              other="remove")
     return _view(svc.act(code, g.device_token, make), code)
 
 
@@ -213,6 +222,7 @@ def lock(code: str) -> ResponseReturnValue:
     value = form().get("locked")
     # Exactly a JSON boolean or the form's words: 1 == True in Python, so the type counts.
     if type(value) not in (bool, str) or value not in (True, False, "true", "false"):
-        raise rules.RuleError("locked must be true or false")
+        raise rules.RuleError("%(field)s must be %(one)s or %(other)s", field="locked", one="true",
+                              other="false")
     locked = value in (True, "true")
     return _view(svc.act(code, g.device_token, lambda pid: rules.Lock(pid, locked)), code)

@@ -43,7 +43,7 @@ def _too_deep(raw: bytes) -> bool:
 
 def _integer(text: str) -> int:
     if len(text.lstrip("-")) > MAX_DIGITS:
-        raise RuleError(f"numbers have at most {MAX_DIGITS} digits")
+        raise RuleError("numbers have at most %(max)s digits", max=MAX_DIGITS)
     return int(text)
 
 
@@ -51,7 +51,7 @@ def parse(raw: bytes):
     """The body's JSON value; RuleError (a 400) if it is nested too deep, has too
     long a number, or is not JSON at all."""
     if _too_deep(raw):
-        raise RuleError(f"the body nests deeper than {MAX_DEPTH} levels")
+        raise RuleError("the body nests deeper than %(max)s levels", max=MAX_DEPTH)
     try:
         return json.loads(raw, parse_int=_integer)
     except RuleError:

@@ -28,6 +28,7 @@ from flask import current_app, g, request
 
 from . import metrics
 from .respond import error
+from .words import N_
 
 TICK_S = 0.05
 WINDOW_S = 1.0
@@ -117,6 +118,7 @@ def _turn_away_new_games():
     current_app.logger.warning("turning a new game away: %s", reason)
     g.unavailable = "capacity"
     response = current_app.make_response(
-        error(503, "the server is full right now; games under way go on. Try again in a moment"))
+        error(503, N_("the server is full right now; games under way go on. "
+                      "Try again in a moment")))
     response.headers["Retry-After"] = str(RETRY_AFTER_S)
     return response

@@ -65,7 +65,8 @@ def gettext(locale: str, message: str, **values: object) -> str:
 # Korean particles that depend on the word before them: a catalog writes the
 # undecided form, "%(name)s이(가)", and the word decides once it is filled in
 # (tossi: "민수가", "지연이"; a Latin name keeps "Ann이(가)", as Korean apps write).
-_PARTICLE = re.compile(r"(?P<word>[^\s<>()]+)(?P<tags>(?:<[^>]*>)*)"
+# The word may be a bracketed one: "민수 <span>(나)</span>가" (render.py marks your own name so).
+_PARTICLE = re.compile(r"(?P<word>\([^\s<>()]+\)|[^\s<>()]+)(?P<tags>(?:<[^>]*>)*)"
                        r"(?P<p>이\(가\)|은\(는\)|을\(를\)|과\(와\)|\(으\)로|아\(야\)|\(이\)나)")
 
 

@@ -30,6 +30,7 @@ from ..server import Watch
 from . import metrics
 from .capacity import Capacity
 from .respond import error
+from .words import N_
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +40,7 @@ POLL_S = 0.05           # how often the drain looks whether the holds are done
 LET_GO_S = 1.0          # past the grace, time for the last holds to be let go
 # What a draining worker no longer takes: the long-lived answers.
 DRAINED = {"stream.events", "screen.screen_events", "__flask_sock.hold"}
-MESSAGE = "this server is restarting; try again in a moment"
+MESSAGE = N_("this server is restarting; try again in a moment")
 
 
 class Drain:

@@ -20,11 +20,12 @@ from flask import Flask, current_app, g, jsonify, request
 from ..server import UNAVAILABLE
 from .render import template
 from .respond import wants_json
+from .words import N_, gettext
 
 log = logging.getLogger(__name__)
 
 RETRY_AFTER_S = 2
-MESSAGE = "the game is briefly unavailable; try again in a moment"
+MESSAGE = N_("the game is briefly unavailable; try again in a moment")
 _LOG_EVERY_S = 10.0
 _last_log = [0.0]
 
@@ -40,13 +41,14 @@ def unavailable(exc: Exception):
     if now - _last_log[0] > _LOG_EVERY_S:   # one line per outage, not one per request
         _last_log[0] = now
         log.warning("the store is away (%s: %s); answering 503", type(exc).__name__, exc)
+    message = gettext(MESSAGE)
     if wants_json() or request.is_json:
-        response = jsonify(error=MESSAGE)
+        response = jsonify(error=message)
     else:
         # A page that was asked for with GET reloads itself once the wait is over.
         retry = RETRY_AFTER_S + 1 if request.method == "GET" else None
         response = current_app.make_response(template("error.html", status=503,
-                                                       message=MESSAGE, retry_s=retry))
+                                                       message=message, retry_s=retry))
     response.status_code = 503
     response.headers["Retry-After"] = str(RETRY_AFTER_S)
     response.headers["Cache-Control"] = "no-store"

@@ -13,6 +13,7 @@ from .common import csrf_token
 from .name_cookie import remembered
 from .respond import error
 from .results import recent_games
+from .words import N_, gettext
 
 pages = Blueprint("pages", __name__)
 
@@ -45,10 +46,10 @@ def home():
 def code_problem(code: str) -> str | None:
     """Why a typed room code cannot be one (said without looking any room up), or None."""
     if not code:
-        return "Type the room code: four letters, like KHMP."
+        return gettext("Type the room code: four letters, like KHMP.")
     if not valid_code(code.upper()):
-        return (f"“{code[:8]}” is not a room code. A code is four letters, like KHMP "
-                "(no digits, and never I, L, O, U or V).")
+        return gettext("“%(code)s” is not a room code. A code is four letters, like KHMP "
+                       "(no digits, and never I, L, O, U or V).", code=code[:8])
     return None
 
 
@@ -79,7 +80,7 @@ def language(locale: str):
     """The language switch on every page: remember this device's choice, then back to the
     page it was on (only a page of this site: never a redirect elsewhere)."""
     if locale not in i18n.LOCALES:
-        return error(404, "no such language")
+        return error(404, N_("no such language"))
     back = request.args.get("next", "/")
     if not back.startswith("/") or back.startswith("//") or "\\" in back:
         back = "/"

@@ -15,8 +15,12 @@ from collections import OrderedDict
 import qrcode
 import qrcode.image.svg
 
+from .words import N_
+
 _SVG = "http://www.w3.org/2000/svg"
 ROOMS_KEPT = 1024
+# What a screen reader hears; render.py says it in the page's language.
+LABEL = N_("QR code of the invite link")
 
 _by_room: OrderedDict[str, str] = OrderedDict()
 _lock = threading.Lock()
@@ -53,5 +57,5 @@ def qr_svg(text: str) -> str:
         element.attrib.pop("id", None)  # one fixed id would clash if shown twice
     root.set("class", "qr")
     root.set("role", "img")
-    root.set("aria-label", "QR code of the invite link")
+    root.set("aria-label", LABEL)
     return ET.tostring(root, encoding="unicode")

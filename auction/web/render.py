@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable, Sequence
+from functools import partial
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup, escape
@@ -25,7 +26,8 @@ from ..game.charts import charts as end_charts
 from ..game.rules import NAME_MAX
 from ..game.settings import PRESETS
 from ..game.views import View
-from . import i18n
+from . import i18n, words
+from .qr import LABEL as QR_LABEL
 from .qr import room_qr
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -39,45 +41,11 @@ PARTS = ("announce", "status", "final", "result", "me", "lobby", "players", "his
 GAME_PHASES = ("countdown", "free", "spending", "result")
 
 
-# -- formatting (also Jinja filters) ----------------------------------------
+# -- formatting (also Jinja filters): auction/web/words.py, each in English by default --
 
-
-def secs(ms: int | None) -> str:
-    """A bid or a duration as seconds to a tenth, truncated like the rules: '12.3 s'."""
-    if ms is None:
-        return "—"
-    return f"{ms // 1000}.{ms % 1000 // 100} s"
-
-
-def clock(ms: int | None) -> str:
-    """A bank as m:ss.t, truncated to the tenth: '9:47.3'."""
-    if ms is None:
-        return "—"
-    return f"{ms // 60_000}:{ms // 1000 % 60:02d}.{ms % 1000 // 100}"
-
-
-def duration(ms: int) -> str:
-    """A setting in words: '10 min', '1 min 30 s', '5 s', '0.1 s'."""
-    if ms % 1000:
-        return secs(ms)
-    s = ms // 1000
-    if s < 60:
-        return f"{s} s"
-    m, s = divmod(s, 60)
-    return f"{m} min {s} s" if s else f"{m} min"
-
-
-def plural(n: int, word: str, words: str | None = None) -> str:
-    """A count with its noun: '1 round', '2 rounds' (``words`` for an irregular plural)."""
-    return f"{n} {word if n == 1 else words or word + 's'}"
-
-
-def names(items, sep: str = ", ", last: str = " and ") -> str:
-    """'Ann', 'Ann and Bob', 'Ann, Bob and Cy'."""
-    items = list(items)
-    if len(items) < 2:
-        return items[0] if items else ""     # the item itself: a Markup name stays Markup
-    return sep.join(items[:-1]) + last + items[-1]
+secs, clock, duration, plural, names = (words.secs, words.clock, words.duration, words.plural,
+                                        words.names)
+LABELS, STYLES, PRESET_NAMES = words.LABELS, words.STYLES, words.PRESET_NAMES
 
 
 # How long a game takes, honestly: every round has its countdown, free window and
@@ -101,24 +69,6 @@ PRESET_SETTINGS = {name: preset.to_dict() for name, preset in PRESETS.items()}
 
 # -- settings: what the host picks from, in human units (option values in ms) --
 
-LABELS = {
-    "tie": {"tenth": "same tenth of a second", "margin": "within a margin"},
-    "tie_rule": {"nobody": "nobody wins", "all": "every tied player wins a token"},
-    "reveal": {"winner": "the winner only", "winning_bid": "the winner and the top bid",
-               "all_bids": "every bid"},
-    "own_bank": {"shown": "always shown", "toggle": "a “Show my bank” switch",
-                 "hidden": "hidden — keep count"},
-    "rank_ties": {"time_left": "more time left places higher",
-                  "shared": "tied players share the place"},
-    "suspense": {"off": "as soon as everyone has let go",
-                 "on": "after a secret pause of 0–3 s"},
-}
-
-# The AI players' styles, as the lobby explains them (docs/ai.md).
-STYLES = {"aggressive": "bids in most rounds", "patient": "skips more, bids bigger",
-          "random": "hard to read"}
-
-PRESET_NAMES = {"auction": "Time Auction", "quick": "Time Auction quick", "stake": "Time Stake"}
 # Who may play and who sees their bank do not make a rule book of their own.
 _NOT_THE_BOOK = ("min_players", "max_players", "own_bank")
 
@@ -131,26 +81,27 @@ def preset_of(settings: dict) -> str | None:
                  if book(preset.to_dict()) == book(settings)), None)
 
 
-_NUMERIC: dict[str, tuple[list[int], Callable[[int], str]]] = {
-    "rounds": (list(range(1, 31)), str),
+_NUMERIC: dict[str, tuple[list[int], Callable[[int, str], str]]] = {
+    "rounds": (list(range(1, 31)), lambda n, locale: str(n)),
     "bank_ms": ([30_000, 60_000, 90_000, 120_000, 180_000, 240_000, 300_000, 360_000,
                  420_000, 480_000, 540_000, 600_000, 720_000, 900_000, 1_200_000,
                  1_500_000, 1_800_000], duration),
     "ready_ms": (list(range(2_000, 10_001, 1_000)), duration),
     "free_ms": (list(range(0, 10_001, 1_000)), duration),
-    "tie_margin_ms": ([10, 20, 50, 100, 200, 250, 500, 1_000], lambda ms: f"{ms} ms"),
+    "tie_margin_ms": ([10, 20, 50, 100, 200, 250, 500, 1_000], words.margin),
     "result_ms": (list(range(2_000, 15_001, 1_000)), duration),
 }
 
 
-def choices(name: str, current, low: int = 2) -> list[tuple[object, str]]:
+def choices(name: str, current, low: int = 2, locale: str = "en") -> list[tuple[object, str]]:
     """(value, label) options of a setting; the current value is always one of them."""
     if name in LABELS:
-        return list(LABELS[name].items())
+        say = words.say(locale)
+        return [(value, say(label)) for value, label in LABELS[name].items()]
     if name == "max_players":
         return [(n, str(n)) for n in range(max(low, 2), 9)]
     values, label = _NUMERIC[name]
-    return [(value, label(value)) for value in sorted(set(values) | {current})]
+    return [(value, label(value, locale)) for value in sorted(set(values) | {current})]
 
 
 # -- static assets: versioned URLs so caches can keep them forever ------------
@@ -200,9 +151,14 @@ def _env(locale: str) -> Environment:
     # block's whitespace is folded, so a template's line breaks never change a message.
     env.policies["ext.i18n.trimmed"] = True
     env.install_gettext_translations(i18n.translations(locale), newstyle=True)  # type: ignore[attr-defined]
-    env.filters.update(secs=secs, clock=clock, duration=duration, names=names, plural=plural)
-    env.globals.update(asset=asset, GAME_PHASES=GAME_PHASES, choices=choices, LABELS=LABELS,
-                       charts=end_charts, STYLES=STYLES, PRESET_NAMES=PRESET_NAMES,
+    # The filters and the choices write numbers and counts in this language (words.py).
+    env.filters.update({name: partial(getattr(words, name), locale=locale) for name in
+                        ("secs", "tenths", "clock", "duration", "margin", "names", "plural")})
+    env.globals.update(asset=asset, GAME_PHASES=GAME_PHASES, choices=partial(choices, locale=locale),
+                       LABELS=LABELS, STYLES=STYLES, PRESET_NAMES=PRESET_NAMES,
+                       charts=end_charts,
+                       STYLE_NAMES=words.STYLE_NAMES, DIFFICULTIES=words.DIFFICULTIES,
+                       SETTING_NAMES=words.SETTING_NAMES,
                        preset_of=preset_of, game_minutes=game_minutes,
                        PRESET_SETTINGS=PRESET_SETTINGS, NAME_MAX=NAME_MAX,
                        LOCALE=locale, LOCALES=i18n.LOCALES, LOCALE_NAMES=i18n.NAMES,
@@ -228,10 +184,18 @@ def template(name: str, **context) -> str:
 # -- the room page ----------------------------------------------------------
 
 
+def _qr(code: str, url: str, locale: str) -> str:
+    """The room's QR code (drawn once), named for a screen reader in ``locale``."""
+    return room_qr(code, url).replace(
+        f'aria-label="{QR_LABEL}"', f'aria-label="{escape(i18n.gettext(locale, QR_LABEL))}"', 1)
+
+
 def _context(view: View, ctx: dict) -> dict:
     """What every part sees: the view, ctx, and lookups derived from the view alone."""
     players = {p["id"]: p for p in view["players"]}
     me = view["me"]
+    locale = ctx.get("locale") or i18n.current()
+    you = i18n.gettext(locale, words.N_("(you)"))
 
     def name_of(pid):
         return players[pid]["name"] if pid in players else "?"
@@ -239,7 +203,7 @@ def _context(view: View, ctx: dict) -> dict:
     def named(pid):
         # Your own name, wherever you see it, is marked the same way: "Dana (you)".
         if me is not None and pid == me["id"]:
-            return Markup('{} <span class="you">(you)</span>').format(name_of(pid))
+            return Markup('{} <span class="you">{}</span>').format(name_of(pid), you)
         return name_of(pid)
 
     return {
@@ -252,12 +216,12 @@ def _context(view: View, ctx: dict) -> dict:
         "named": named,
         # Markup separators, so a marked name is neither escaped again nor left raw.
         "who": lambda ids: names((escape(named(pid)) for pid in ids), Markup(", "),
-                                 Markup(" and ")),
+                                 Markup(" and "), locale),
         "seated": me is not None and not me.get("left"),
         "code": ctx["code"],
         "csrf_token": ctx.get("csrf_token", ""),
         "invite_url": ctx.get("invite_url", ""),
-        "qr_svg": lambda url: room_qr(ctx["code"], url),
+        "qr_svg": lambda url: _qr(ctx["code"], url, locale),
     }
 
 
@@ -284,5 +248,6 @@ def page(view: View | None, ctx: dict, name: str = "room.html", parts: Sequence[
     # The join card's kept name and refusal: the page's alone, never a streamed part.
     data["join"] = ctx.get("join", {})
     data["parts"] = partials(view, ctx, parts, folder)
-    data["qr"] = room_qr(ctx["code"], data["invite_url"]) if data["invite_url"] else ""
+    locale = ctx.get("locale") or i18n.current()
+    data["qr"] = _qr(ctx["code"], data["invite_url"], locale) if data["invite_url"] else ""
     return _draw(name, ctx.get("locale") or i18n.current(), data)

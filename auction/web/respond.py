@@ -7,6 +7,7 @@ from flask import jsonify, redirect, request
 from ..game.rules import NotAllowed, RoomFull, RuleError, WrongPhase
 from . import bodies
 from .render import template
+from .words import gettext
 
 
 def wants_json() -> bool:
@@ -34,7 +35,10 @@ def said(message: str) -> str:
     return message if message.endswith((".", "!", "?")) else message + "."
 
 
-def error(status: int, message: str):
+def error(status: int, message: str, **values: object):
+    """A refusal: ``message`` (English, marked for the catalog where it is written) is
+    said in the request's language, ``values`` filled in."""
+    message = gettext(message, **values)
     if not wants_page():
         return jsonify(error=message), status
     return template("error.html", status=status, message=message), status
@@ -61,5 +65,5 @@ def text(data: dict, name: str, default: str = "") -> str:
     """A field that must be a string (a JSON list or number where a word belongs is 400)."""
     value = data.get(name, default)
     if not isinstance(value, str):
-        raise RuleError(f"{name} must be text")
+        raise RuleError("%(field)s must be text", field=name)
     return value

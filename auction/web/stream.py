@@ -24,6 +24,7 @@ from .capacity import capacity
 from .common import room_code, services
 from .respond import error
 from .room import page_context
+from .words import N_
 
 bp = Blueprint("stream", __name__)
 
@@ -81,7 +82,7 @@ def serve(code: str, token: str | None, renderer: Renderer) -> ResponseReturnVal
     spectator's view), through ``renderer``."""
     lease = limits.stream_lease()
     if not lease.taken:
-        return error(429, "too many streams open at once; close a tab and try again")
+        return error(429, N_("too many streams open at once; close a tab and try again"))
     try:
         watch = services().watch(code)     # it listens before it loads: nothing slips between
     except Exception:
