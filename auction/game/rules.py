@@ -49,7 +49,7 @@ def new_game(code: str, preset: str = "auction", grace_ms: int = 0, seed: str = 
     """An empty lobby with a preset's settings; ``grace_ms`` is the entry grace, ``seed``
     the server's secret for the suspense pauses."""
     if not isinstance(preset, str) or preset not in PRESETS:
-        raise InvalidSettings(f"preset must be one of {', '.join(PRESETS)}")
+        raise InvalidSettings("preset must be one of %(allowed)s", allowed=", ".join(PRESETS))
     return Game(code=code, settings=PRESETS[preset], grace_ms=grace_ms, seed=seed)
 
 

@@ -66,7 +66,10 @@ def gettext(locale: str, message: str, **values: object) -> str:
 # undecided form, "%(name)s이(가)", and the word decides once it is filled in
 # (tossi: "민수가", "지연이"; a Latin name keeps "Ann이(가)", as Korean apps write).
 # The word may be a bracketed one: "민수 <span>(나)</span>가" (render.py marks your own name so).
-_PARTICLE = re.compile(r"(?P<word>\([^\s<>()]+\)|[^\s<>()]+)(?P<tags>(?:<[^>]*>)*)"
+# Its length is bounded (a name has at most 24 characters; only its last sound counts): an
+# unbounded run made the search quadratic in a page's longest unbroken text, the QR code's
+# path (about a second per room page).
+_PARTICLE = re.compile(r"(?P<word>\([^\s<>()]{1,32}\)|[^\s<>()]{1,32})(?P<tags>(?:<[^>]*>)*)"
                        r"(?P<p>이\(가\)|은\(는\)|을\(를\)|과\(와\)|\(으\)로|아\(야\)|\(이\)나)")
 
 
