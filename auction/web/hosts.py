@@ -16,6 +16,7 @@ import re
 from flask import current_app, request
 
 from .respond import error
+from .words import N_
 
 MAX_HOST = 255
 HOST = re.compile(r"(?:[A-Za-z0-9-]{1,63}\.)*[A-Za-z0-9-]{1,63}\.?|\[[0-9A-Fa-f:.]{2,45}\]")
@@ -35,7 +36,7 @@ def well_formed(host: str | None) -> bool:
 def check_host():
     """A before-request hook: a malformed Host is 400 before anything reads it."""
     if not well_formed(request.headers.get("Host")):
-        return error(400, "bad Host header")
+        return error(400, N_("bad Host header"))
     return None
 
 
