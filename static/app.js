@@ -11,6 +11,19 @@
     });
   }
 
+  // Every word the scripts show, in the page's language: partials/words.html (docs/i18n.md).
+  var words = null;
+  function word(key, fill) {
+    if (words === null) {
+      var block = document.getElementById('ta-words');
+      try { words = block ? JSON.parse(block.textContent) : {}; } catch (e) { words = {}; }
+    }
+    var text = words[key] || '';
+    Object.keys(fill || {}).forEach(function (k) { text = text.split('{' + k + '}').join(fill[k]); });
+    return text;
+  }
+  window.taWord = word;
+
   function ready(fn) {
     if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', fn);
     else fn();
@@ -90,11 +103,11 @@
     timers.forEach(function (t) {
       var left = Math.max(0, t.end - now);
       var up = Math.floor(Math.max(0, now - t.start));
-      var text = t.start !== undefined ? Math.floor(up / 1000) + '.' + Math.floor(up % 1000 / 100) + ' s'
+      var text = t.start !== undefined ? word('secs', { s: Math.floor(up / 1000) + '.' + Math.floor(up % 1000 / 100) })
         : t.el.dataset.format === 'tenths'
-        ? (Math.ceil(left / 100) / 10).toFixed(1) + ' s'
+        ? word('secs', { s: (Math.ceil(left / 100) / 10).toFixed(1) })
         : String(Math.ceil(left / 1000));
-      var full = (t.el.dataset.prefix || '') + text;
+      var full = t.el.dataset.say ? t.el.dataset.say.split('{t}').join(text) : text;   // "Next round in {t}"
       if (t.el.textContent !== full) t.el.textContent = full;
     });
   }
@@ -133,10 +146,6 @@
   document.addEventListener('visibilitychange', function () { if (room) wakeLock(); });
 
   // Errors from htmx posts: a short message instead of silence.
-  var MESSAGES = {
-    400: 'That did not work — check the values.', 403: 'Only the host can do that.',
-    404: 'This room is gone.', 409: 'Too late — the game has moved on.', 429: 'Slow down a little.'
-  };
   function toast(text) {
     var el = document.getElementById('toast');
     if (!el) return;
@@ -148,14 +157,14 @@
   document.addEventListener('htmx:responseError', function (e) {
     var xhr = e.detail.xhr;
     var type = xhr.getResponseHeader('Content-Type') || '';
-    var text = MESSAGES[xhr.status] || 'Something went wrong.';
+    var text = word('error' + xhr.status) || word('errorOther');
     try {
       if (type.indexOf('json') >= 0) text = JSON.parse(xhr.responseText).error || text;
       else if (type.indexOf('text/plain') >= 0 && xhr.responseText.length < 200) text = xhr.responseText;
     } catch (err) { /* keep the generic text */ }
     toast(text);
   });
-  document.addEventListener('htmx:sendError', function () { toast('No connection.'); });
+  document.addEventListener('htmx:sendError', function () { toast(word('noConnection')); });
 
   // Lobby settings save on change: once the server took a change, its field says so
   // ("Saved", the template's words in data-text) for a few seconds, also across the
@@ -230,7 +239,8 @@
     var copy = e.target.closest && e.target.closest('[data-copy]');
     if (copy) {
       var input = document.querySelector(copy.dataset.copy);
-      var done = function () { copy.textContent = 'Copied'; setTimeout(function () { copy.textContent = 'Copy link'; }, 2000); };
+      var was = copy.dataset.label || (copy.dataset.label = copy.textContent);
+      var done = function () { copy.textContent = word('copied'); setTimeout(function () { copy.textContent = was; }, 2000); };
       if (navigator.clipboard && window.isSecureContext) {
         navigator.clipboard.writeText(input.value).then(done, function () { input.select(); });
       } else { input.select(); document.execCommand('copy'); done(); }

@@ -15,6 +15,7 @@
   var help = document.getElementById('hold-help');
   // The words of the states below, from the page (templates/room.html), so they are written once.
   var W = (document.getElementById('hold-words') || btn).dataset;
+  var say = window.taWord;     // the words every page's scripts share (app.js, loaded first)
 
   var BEAT_GAP_MS = 1000;      // the server sends a beat every 200 ms while we hold: 5 missed
   var CONNECT_MS = 3000;       // no "in" by then: the link is not carrying the press
@@ -73,18 +74,17 @@
     var live = state === 'idle' || state === 'pressing' || state === 'in';
     btn.setAttribute('aria-disabled', live ? 'false' : 'true');
     btn.setAttribute('aria-pressed', state === 'in' || state === 'pressing' ? 'true' : 'false');
-    var text = { idle: 'Press and hold', pressing: 'Hold…', in: 'Holding', out: 'Out', off: 'Wait' }[state];
+    var text = say({ idle: 'holdIdle', pressing: 'holdPressing', in: 'holdIn', out: 'holdOut', off: 'holdOff' }[state]);
     var line = '';
-    if (state === 'idle') line = 'Hold now to enter round ' + view.round + '.';
-    else if (state === 'pressing') line = 'Connecting…';
+    if (state === 'idle') line = say('lineIdle', { round: view.round });
+    else if (state === 'pressing') line = say('linePressing');
     else if (state === 'in') {
-      line = view.phase === 'countdown' ? 'You are in. Keep holding through go.'
-        : view.phase === 'free' ? 'You are in. Bidding starts when the ring runs out.'
-        : 'You are bidding. Let go to stop.';
-      if (view.phase === 'spending') text = 'Your bid';
+      line = say(view.phase === 'countdown' ? 'lineInCountdown'
+        : view.phase === 'free' ? 'lineInFree' : 'lineInSpending');
+      if (view.phase === 'spending') text = say('holdBid');
     } else if (state === 'out') {
-      line = view.phase === 'countdown' ? note || 'Out until the next round.' : waitLine();
-      if (myBid()) text = 'Your bid';
+      line = view.phase === 'countdown' ? note || say('lineOut') : waitLine();
+      if (myBid()) text = say('holdBid');
       if (awaiting()) text = W.roundClock;
     } else if (view.phase === 'result') line = view.round >= view.rounds ? W.lastRound : W.nextRound;
     label.textContent = text;
@@ -102,7 +102,7 @@
   function awaiting() { return state === 'out' && view.phase === 'spending' && roundStart !== null; }
   function waitLine() {
     if (note) return note;
-    if (myBid()) return W.letGo.replace('{bid}', fmtSecs(myBid()) + ' s');
+    if (myBid()) return W.letGo.replace('{bid}', say('secs', { s: fmtSecs(myBid()) }));
     return letGo ? W.noCost : W.satOut;
   }
 
@@ -112,10 +112,10 @@
   function drawClock() {
     var bidding = state === 'in' && view.phase === 'spending';
     var spent = bidding ? spentUntil(performance.now()) : myBid();
-    var c = bidding || spent ? fmtSecs(spent) + ' s' : '';
-    if (awaiting()) c = fmtSecs(Math.max(0, performance.now() - roundStart)) + ' s';
+    var c = bidding || spent ? say('secs', { s: fmtSecs(spent) }) : '';
+    if (awaiting()) c = say('secs', { s: fmtSecs(Math.max(0, performance.now() - roundStart)) });
     if (clock.textContent !== c) clock.textContent = c;
-    var b = view.bankMs === null ? '' : 'Bank ' + fmtBank(Math.max(0, view.bankMs - spent));
+    var b = view.bankMs === null ? '' : say('bank', { bank: fmtBank(Math.max(0, view.bankMs - spent)) });
     if (bankLive.textContent !== b) bankLive.textContent = b;
   }
 
@@ -193,7 +193,7 @@
     if (sock.readyState === WebSocket.OPEN) { try { sock.send('{"type":"release"}'); } catch (e) {} }
     try { sock.close(1000); } catch (e) {}
     outRound = view.round;
-    var why = view.phase === 'countdown' ? 'You let go before go: out until the next round.' : '';
+    var why = view.phase === 'countdown' ? say('lineLetGoEarly') : '';
     letGo = view.phase !== 'spending';
     if (view.phase === 'spending' && state === 'in') bid = { round: view.round, ms: spentUntil(performance.now()) };
     if (state === 'in') vibrate(40);

@@ -17,7 +17,7 @@
   var waiting = null;    // a press held back by the guard: its timer
   var pending = null;    // and its pointer
 
-  function fmtSecs(ms) { return Math.floor(ms / 1000) + '.' + Math.floor(ms % 1000 / 100) + ' s'; }
+  function fmtSecs(ms) { return window.taWord('secs', { s: Math.floor(ms / 1000) + '.' + Math.floor(ms % 1000 / 100) }); }
   function fmtBank(ms) {
     var s = Math.floor(ms / 1000) % 60;
     return Math.floor(ms / 60000) + ':' + (s < 10 ? '0' : '') + s + '.' + Math.floor(ms % 1000 / 100);

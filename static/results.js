@@ -29,13 +29,13 @@
   function copy(url) {
     var input = document.getElementById('results-url');
     if (navigator.clipboard && window.isSecureContext) {
-      navigator.clipboard.writeText(url).then(function () { say('Link copied.'); }, function () {
+      navigator.clipboard.writeText(url).then(function () { say(window.taWord('linkCopied')); }, function () {
         if (input) input.select();
-        say('Copy the link above.');
+        say(window.taWord('copyAbove'));
       });
     } else if (input) {
       input.select();
-      say(document.execCommand('copy') ? 'Link copied.' : 'Copy the link above.');
+      say(window.taWord(document.execCommand('copy') ? 'linkCopied' : 'copyAbove'));
     }
   }
   document.addEventListener('click', function (e) {
@@ -44,7 +44,7 @@
     var url = button.dataset.shareUrl;
     if (navigator.share) {
       navigator.share({ title: button.dataset.shareTitle, url: url }).then(function () {
-        say('Shared.');
+        say(window.taWord('shared'));
       }, function (err) {
         if (!err || err.name !== 'AbortError') copy(url);   // cancelled: nothing to do
       });

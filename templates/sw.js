@@ -4,7 +4,8 @@
 // the hold socket (/r/<CODE>/hold) are never touched, and no /r/ URL is ever
 // answered from the cache.
 'use strict';
-const CACHE = 'ta-{{ build }}';
+// The cache is per build and language: the shell's pages are cached in the device's language.
+const CACHE = 'ta-{{ build }}-{{ LOCALE }}';
 const SHELL = {{ shell|safe }};
 const OFFLINE = '/offline';
 
@@ -19,7 +20,7 @@ self.addEventListener('activate', (event) => {
 });
 
 function offline() {
-  return caches.match(OFFLINE).then((hit) => hit || new Response('Offline', { status: 503 }));
+  return caches.match(OFFLINE).then((hit) => hit || new Response({{ _("Offline")|tojson }}, { status: 503, headers: { 'Content-Type': 'text/plain; charset=utf-8' } }));
 }
 
 self.addEventListener('fetch', (event) => {

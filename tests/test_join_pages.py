@@ -58,7 +58,9 @@ def test_a_refused_join_from_the_room_page_comes_back_there_with_the_name(app, n
     assert "Join this game" in html and f'action="/r/{code}/join"' in html
     assert words in field_error(html, "join-name")
     assert f'value="{name}"' in html and 'aria-invalid="true"' in html
-    assert "That did not work" not in html and "Back to the start" not in html
+    # Not the error page (its heading and its way out; the toast's words for a failed post,
+    # "That did not work — check the values.", are in every page's script words now).
+    assert "<h1>That did not work</h1>" not in html and "Back to the start" not in html
 
 
 def test_the_home_page_asks_for_a_name_once_and_the_code_first(client):

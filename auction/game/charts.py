@@ -18,6 +18,11 @@ the charts scale to the screen.
 
 Colours, dash patterns and markers per player come with the series
 (``auction.game.series``).
+
+Words: each function that writes some takes ``_``, a translate callable (the web layer
+passes its language's gettext; English by default), and calls ``_("...")`` on whole
+sentences with %(name)s places, so the catalog's extraction finds them and a language
+can order a sentence its own way. The game layer itself knows no catalog.
 """
 
 from __future__ import annotations
@@ -35,6 +40,13 @@ WIDTH = 340          # viewBox width; the page scales the chart to its column
 LEFT, RIGHT, TOP, BOTTOM = 46, 10, 10, 30
 FONT = 12
 
+Translate = Callable[[str], str]
+
+
+def _same(message: str) -> str:
+    """English: the words as written."""
+    return message
+
 
 # -- formatting ---------------------------------------------------------------
 
@@ -44,8 +56,8 @@ def clock(ms: int) -> str:
     return f"{ms // 60_000}:{ms // 1000 % 60:02d}.{ms % 1000 // 100}"
 
 
-def secs(ms: int) -> str:
-    return f"{ms // 1000}.{ms % 1000 // 100} s"
+def secs(ms: int, _: Translate = _same) -> str:
+    return _("%(s)s s") % {"s": f"{ms // 1000}.{ms % 1000 // 100}"}
 
 
 def _n(x: float) -> str:
@@ -88,7 +100,8 @@ def _svg(key: str, title: str, desc: str, height: float, body: list[str], prefix
 
 
 def _lines(s: Series, key: str, values: Callable[[Track], Sequence[int]], ticks_y: list[int],
-           labels: Callable[[int], str], title: str, desc: str, prefix: str, step: bool) -> str:
+           labels: Callable[[int], str], title: str, desc: str, prefix: str, step: bool,
+           _: Translate = _same) -> str:
     height = 200
     plot_w, plot_h = WIDTH - LEFT - RIGHT, height - TOP - BOTTOM
     n = max(len(s.rounds), 1)
@@ -109,8 +122,9 @@ def _lines(s: Series, key: str, values: Callable[[Track], Sequence[int]], ticks_
     for i in _ticks(s.rounds):
         body.append(f'<text x="{_n(x(i))}" y="{height - BOTTOM + 16}" text-anchor="middle" '
                     f'fill="{MUTED}">{i}</text>')
+    axis = escape(_("round"))     # not inside the f-string: extraction reads no f-strings
     body.append(f'<text x="{_n(LEFT + plot_w / 2)}" y="{height - 3}" text-anchor="middle" '
-                f'fill="{MUTED}">round</text>')
+                f'fill="{MUTED}">{axis}</text>')
     # Lines that coincide (everyone starts at the same bank, many sit out) are
     # moved apart by a pixel or two so each stays visible.
     count = len(s.tracks)
@@ -148,24 +162,26 @@ def _bank_label(ms: int) -> str:
     return clock(ms) if ms % 1000 else clock(ms)[:-2]
 
 
-def bank_chart(s: Series, prefix: str = "") -> str:
+def bank_chart(s: Series, prefix: str = "", _: Translate = _same) -> str:
     """Each player's bank after every round."""
     ticks = bank_ticks(s.bank_ms, min((b for t in s.tracks for b in t.banks), default=0))
-    ends = "; ".join(_bank_story(s, t) for t in s.tracks)
-    scale = f" The scale runs from {clock(ticks[0])} to {clock(ticks[-1])}." if ticks[0] else ""
+    ends = "; ".join(_bank_story(s, t, _) for t in s.tracks)
+    scale = (" " + _("The scale runs from %(low)s to %(high)s.")
+             % {"low": clock(ticks[0]), "high": clock(ticks[-1])}) if ticks[0] else ""
+    start = _("Everyone started with %(bank)s.") % {"bank": clock(s.bank_ms)}
     return _lines(s, "bank", lambda t: t.banks, ticks, _bank_label,
-                  "Time left after each round",
-                  f"Everyone started with {clock(s.bank_ms)}. {ends}.{scale}", prefix, step=False)
+                  _("Time left after each round"), f"{start} {ends}.{scale}", prefix,
+                  step=False, _=_)
 
 
-def _bank_story(s: Series, t: Track) -> str:
+def _bank_story(s: Series, t: Track, _: Translate = _same) -> str:
     dry = next((s.rounds[i - 1] for i, b in enumerate(t.banks) if i and b <= 0), None)
     if dry is not None:
-        return f"{t.name} ran out of time in round {dry}"
-    return f"{t.name} ended with {clock(t.banks[-1])}"
+        return _("%(name)s ran out of time in round %(round)s") % {"name": t.name, "round": dry}
+    return _("%(name)s ended with %(bank)s") % {"name": t.name, "bank": clock(t.banks[-1])}
 
 
-def tokens_chart(s: Series, prefix: str = "") -> str:
+def tokens_chart(s: Series, prefix: str = "", _: Translate = _same) -> str:
     """Each player's token count after every round, as steps."""
     top = max((t.tokens[-1] for t in s.tracks), default=0)
     step = 1 if top <= 6 else 2 if top <= 12 else 5
@@ -173,8 +189,8 @@ def tokens_chart(s: Series, prefix: str = "") -> str:
     ends = "; ".join(f"{t.name} {t.tokens[-1]}" for t in s.tracks)
     if ticks[-1] < top:
         ticks.append(ticks[-1] + step)
-    return _lines(s, "tokens", lambda t: t.tokens, ticks, str,
-                  "Tokens after each round", f"Tokens at the end: {ends}.", prefix, step=True)
+    return _lines(s, "tokens", lambda t: t.tokens, ticks, str, _("Tokens after each round"),
+                  _("Tokens at the end: %(ends)s.") % {"ends": ends}, prefix, step=True, _=_)
 
 
 # -- the bid grid ------------------------------------------------------------
@@ -183,7 +199,7 @@ ROW = 30
 NAME_W = 76
 
 
-def bids_chart(s: Series, prefix: str = "") -> str:
+def bids_chart(s: Series, prefix: str = "", _: Translate = _same) -> str:
     """Every bid of every round: a row per player, a bar per round (height to
     scale), a star over each winning bid, a ring where the player sat out."""
     n = max(len(s.rounds), 1)
@@ -218,12 +234,14 @@ def bids_chart(s: Series, prefix: str = "") -> str:
         if i:
             body.append(f'<text x="{_n(NAME_W + col * (i - .5))}" y="{height - BOTTOM + 14}" '
                         f'text-anchor="middle" fill="{MUTED}">{i}</text>')
+    axis = escape(_("round"))
     body.append(f'<text x="{_n(NAME_W + (WIDTH - NAME_W - RIGHT) / 2)}" y="{height - 3}" '
-                f'text-anchor="middle" fill="{MUTED}">round</text>')
-    lines = "; ".join(_bid_story(t) for t in s.tracks)
-    desc = (f"A bar for each bid, its height to scale (the tallest is {secs(top)}); "
-            f"a star marks a bid that won the token, a ring a round sat out. {lines}.")
-    return _svg("bids", "Every bid of every round", desc, height, body, prefix)
+                f'text-anchor="middle" fill="{MUTED}">{axis}</text>')
+    lines = "; ".join(_bid_story(t, _) for t in s.tracks)
+    desc = (_("A bar for each bid, its height to scale (the tallest is %(top)s); "
+              "a star marks a bid that won the token, a ring a round sat out.")
+            % {"top": secs(top, _)}) + f" {lines}."
+    return _svg("bids", _("Every bid of every round"), desc, height, body, prefix)
 
 
 def _star(x: float, y: float, r: float = 4.2) -> str:
@@ -236,12 +254,13 @@ def _star(x: float, y: float, r: float = 4.2) -> str:
     return f'<polygon class="win-mark" points="{" ".join(pts)}" fill="{INK}"/>'
 
 
-def _bid_story(t: Track) -> str:
+def _bid_story(t: Track, _: Translate = _same) -> str:
     made = [b for b in t.bids if b is not None]
     if not made:
-        return f"{t.name} never bid"
-    return (f"{t.name} bid in {len(made)} of {len(t.bids)} rounds, won {sum(t.won)}, "
-            f"top bid {secs(max(made))}")
+        return _("%(name)s never bid") % {"name": t.name}
+    return (_("%(name)s bid in %(made)s of %(rounds)s rounds, won %(won)s, top bid %(top)s")
+            % {"name": t.name, "made": len(made), "rounds": len(t.bids), "won": sum(t.won),
+               "top": secs(max(made), _)})
 
 
 def swatch(t: Track) -> str:
@@ -263,9 +282,10 @@ class Drawn(TypedDict):
     tokens: str
 
 
-def charts(view: views.View, prefix: str = "chart-") -> Drawn:
-    """Everything the charts partial shows: the series, the legend and the three SVGs."""
+def charts(view: views.View, prefix: str = "chart-", _: Translate = _same) -> Drawn:
+    """Everything the charts partial shows: the series, the legend and the three SVGs,
+    their words in the language of ``_``."""
     s = game_series(view)
     return {"series": s, "legend": [(t, swatch(t)) for t in s.tracks],
-            "bank": bank_chart(s, prefix), "bids": bids_chart(s, prefix),
-            "tokens": tokens_chart(s, prefix)}
+            "bank": bank_chart(s, prefix, _), "bids": bids_chart(s, prefix, _),
+            "tokens": tokens_chart(s, prefix, _)}

@@ -112,9 +112,23 @@ MANIFEST = {
 }
 
 
+# The manifest's words, said in the device's language (the short name sits under the icon).
+MANIFEST_WORDS = {"name": N_("Time Auction"), "short_name": N_("Time Auction"),
+                  "description": N_("A bidding game where the currency is time.")}
+
+
+def manifest_for(locale: str) -> dict:
+    """The manifest in ``locale``: the installed app's name and description in the
+    device's language (``lang`` says which); icons and colours are the same for all."""
+    words = {key: i18n.gettext(locale, word) for key, word in MANIFEST_WORDS.items()}
+    return {**MANIFEST, **words, "lang": locale}
+
+
 @pages.get("/manifest.webmanifest")
 def manifest():
-    response = Response(json.dumps(MANIFEST), mimetype="application/manifest+json")
+    # ensure_ascii off: a Korean name is sent as itself (the response varies on the language).
+    body = json.dumps(manifest_for(i18n.current()), ensure_ascii=False)
+    response = Response(body, mimetype="application/manifest+json")
     response.cache_control.max_age = 3600
     return response
 
@@ -130,6 +144,9 @@ def service_worker():
     body = render.template("sw.js", build=render.BUILD, shell=json.dumps(shell))
     response = Response(body, mimetype="text/javascript")
     response.headers["Service-Worker-Allowed"] = "/"
+    # Its text names the device's language too: a device that switches gets a new worker,
+    # which caches the shell's pages (and /offline) again in the new language.
+    response.vary.update(("Accept-Language", "Cookie"))
     response.headers["Cache-Control"] = "no-cache"
     return response
 

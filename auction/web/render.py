@@ -150,13 +150,16 @@ def _env(locale: str) -> Environment:
     # {% trans %} and _() draw from this language's catalog (auction/web/i18n.py); a trans
     # block's whitespace is folded, so a template's line breaks never change a message.
     env.policies["ext.i18n.trimmed"] = True
+    # |tojson (the scripts' words, partials/words.html) writes Hangul as itself, not \uXXXX.
+    env.policies["json.dumps_kwargs"] = {"sort_keys": True, "ensure_ascii": False}
     env.install_gettext_translations(i18n.translations(locale), newstyle=True)  # type: ignore[attr-defined]
     # The filters and the choices write numbers and counts in this language (words.py).
     env.filters.update({name: partial(getattr(words, name), locale=locale) for name in
                         ("secs", "tenths", "clock", "duration", "margin", "names", "plural")})
     env.globals.update(asset=asset, GAME_PHASES=GAME_PHASES, choices=partial(choices, locale=locale),
                        LABELS=LABELS, STYLES=STYLES, PRESET_NAMES=PRESET_NAMES,
-                       charts=end_charts,
+                       # The end's charts, their titles and descriptions in this language.
+                       charts=partial(end_charts, _=i18n.translations(locale).gettext),
                        STYLE_NAMES=words.STYLE_NAMES, DIFFICULTIES=words.DIFFICULTIES,
                        SETTING_NAMES=words.SETTING_NAMES,
                        preset_of=preset_of, game_minutes=game_minutes,

@@ -12,14 +12,15 @@ from flask.typing import ResponseReturnValue
 
 from ..game import export
 from ..server import View
-from . import common, render
+from . import common, i18n, render
 from .common import room_code, services
 from .hosts import site_url
 from .respond import done, error, wants_json
+from .words import N_, gettext
 
 bp = Blueprint("results", __name__)
 
-NOT_FINISHED = "the game is not finished yet: results appear when it ends"
+NOT_FINISHED = N_("the game is not finished yet: results appear when it ends")
 
 
 def final_view(code: str) -> View | None:
@@ -74,13 +75,16 @@ def rematch(code: str) -> ResponseReturnValue:
 def _ago(ms: int) -> str:
     minutes = ms // 60_000
     if minutes < 1:
-        return "just now"
+        return gettext("just now")
     if minutes < 60:
-        return f"{minutes} min ago"
-    return f"{minutes // 60} h ago"
+        return gettext("%(n)s min ago", n=minutes)
+    return gettext("%(n)s h ago", n=minutes // 60)
 
 
 def _place(n: int) -> str:
+    """'2nd' (Korean: '2위'): an ordinal is made differently in each language."""
+    if i18n.current() != "en":
+        return gettext("place %(n)s", n=n)
     return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
@@ -96,7 +100,7 @@ def recent_games() -> list[dict]:
         games.append({
             "code": game.code, "ago": _ago(game.ago_ms), "players": len(view["players"]),
             "place": _place(mine["place"]) if mine else None,
-            "winner": render.names("you" if w == pid else names[w] for w in winners)
-            if winners else None,
+            "winner": render.names((gettext("you") if w == pid else names[w] for w in winners),
+                                   locale=i18n.current()) if winners else None,
         })
     return games
