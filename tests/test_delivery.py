@@ -9,6 +9,7 @@ import re
 import time
 
 import brotli
+import pytest
 import requests
 
 from auction.web import render
@@ -75,11 +76,15 @@ def test_event_stream_is_neither_compressed_nor_held_back(server):
         stream.close()
 
 
-def test_room_page_first_load_fits_its_budget(server):
-    """The invite link's page and every static file it names, as a browser gets them."""
+@pytest.mark.parametrize("language", ["en", "ko-KR"])
+def test_room_page_first_load_fits_its_budget(server, language):
+    """The invite link's page and every static file it names, as a browser gets them, in
+    each language (a phone set to Korean gets the page in Korean: longer in UTF-8)."""
     guest = requests.Session()
+    guest.headers["Accept-Language"] = language
     code = Player(server.url).create("Ann", "stake")
     html = guest.get(f"{server.url}/r/{code}", timeout=10).text
+    assert f'<html lang="{language[:2]}"' in html
     # What a browser fetches to show the page: its scripts, stylesheets and favicon
     # (not the home-screen icon, which a phone fetches only when the game is installed).
     scripts = re.findall(r'<script[^>]*\bsrc="(/static/[^"]+)"', html)
@@ -93,4 +98,4 @@ def test_room_page_first_load_fits_its_budget(server):
         assert response.status_code == 200, url
         total += len(response.raw.read(decode_content=False))   # as it crossed the wire
         response.close()
-    assert total <= FIRST_LOAD_BUDGET, total
+    assert total <= FIRST_LOAD_BUDGET, (language, total)

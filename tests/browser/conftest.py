@@ -45,8 +45,10 @@ def open_phone(browser):
     """Make phone-sized browser contexts; every page's CSP violations and script errors fail the test."""
     contexts = []
 
-    def make(touch: bool = True):
-        ctx = browser.new_context(**phone.context_options(touch))
+    def make(touch: bool = True, locale: str | None = None):
+        """``locale``: the browser's language (Accept-Language), e.g. "ko-KR"."""
+        language = {"locale": locale} if locale else {}
+        ctx = browser.new_context(**phone.context_options(touch), **language)
         contexts.append(ctx)
         page = ctx.new_page()
         phone.watch(page)

@@ -1,14 +1,18 @@
-"""axe-core finds no serious or critical problem on any page, in any phase of a game."""
+"""axe-core finds no serious or critical problem on any page, in any phase of a game, in
+English and in Korean (each device's language from its browser, Accept-Language)."""
 
 from __future__ import annotations
 
 import time
 
+import pytest
+
 import phone
 
 
-def test_every_page_passes_axe(server, open_phone, axe_source):
-    page = open_phone(touch=True)
+@pytest.mark.parametrize("locale", ["en-US", "ko-KR"])
+def test_every_page_passes_axe(server, open_phone, axe_source, locale):
+    page = open_phone(touch=True, locale=locale)
     problems = []
 
     def scan(target=None):
@@ -16,33 +20,36 @@ def test_every_page_passes_axe(server, open_phone, axe_source):
 
     for path in ("/", "/rules", "/strategy", "/offline", "/r/QQQQ"):
         page.goto(server.url + path)
+        assert page.evaluate("document.documentElement.lang") == locale[:2]
         scan()
 
     # The lobby as the host, and the join form as a visitor.
     phone.create_room(page, server.url, "Ada Host", preset="stake")
+    # An easy AI: a medium one spends its whole bank in the last round, 30 s of waiting.
+    page.select_option("#bot-difficulty", "easy")
     page.tap("form[action$='/bots'] button[type=submit]")
     phone.players_listed(page, 2)
     # A countdown long enough for three axe scans and a reload before the press, on a
     # loaded machine too (at 2 s the press came after go: "too late").
-    phone.fast(page, rounds=2, ready_ms=8_000, free_ms=1_000, result_ms=6_000,
+    phone.fast(page, rounds=1, ready_ms=8_000, free_ms=1_000, result_ms=6_000,
                own_bank="toggle", reveal="all_bids")
     scan()
-    visitor = open_phone(touch=False)
+    visitor = open_phone(touch=False, locale=locale)
     visitor.goto(page.url)
     visitor.wait_for_selector("#join-name")
     scan(visitor)
     # The big screen, in the lobby and (below) during a round.
-    tv = open_phone(touch=False)
+    tv = open_phone(touch=False, locale=locale)
     tv.goto(page.url + "/screen")
     tv.wait_for_selector('#room[data-live="true"]', state="attached")
     scan(tv)
 
     # A round: the countdown with the button, then the bidding while holding.
-    page.tap("text=Start the game")
+    page.tap("#start-game")
     phone.wait_state(page, "countdown", 1)
     scan()
     visitor.reload()                         # a late visitor watches
-    visitor.wait_for_selector("text=you are watching")
+    visitor.wait_for_selector(".part.lobby .card.note")      # "you are watching"
     scan(visitor)
     finger = phone.Finger(page)
     finger.down()
