@@ -218,8 +218,7 @@ def _context(view: View, ctx: dict) -> dict:
         "name_of": name_of,
         "named": named,
         # Markup separators, so a marked name is neither escaped again nor left raw.
-        "who": lambda ids: names((escape(named(pid)) for pid in ids), Markup(", "),
-                                 Markup(" and "), locale),
+        "who": lambda ids: names((escape(named(pid)) for pid in ids), Markup(", "), locale),
         "seated": me is not None and not me.get("left"),
         "code": ctx["code"],
         "csrf_token": ctx.get("csrf_token", ""),

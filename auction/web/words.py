@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from decimal import Decimal
 
 from babel.numbers import format_decimal
+from markupsafe import Markup
 
 from . import i18n
 
@@ -41,8 +42,6 @@ def secs(ms: int | None, locale: str = "en") -> str:
     """A bid or a duration as seconds to a tenth, truncated like the rules: '12.3 s'."""
     if ms is None:
         return "—"
-    if locale == "en":
-        return f"{_tenths(ms, locale)} s"
     return i18n.gettext(locale, N_("%(s)s s"), s=_tenths(ms, locale))
 
 
@@ -54,15 +53,11 @@ def clock(ms: int | None, locale: str = "en") -> str:
 
 
 def duration(ms: int, locale: str = "en") -> str:
-    """A setting in words: '10 min', '1 min 30 s', '5 s', '0.1 s'."""
+    """A setting in words: '10 min', '1 min 30 s', '5 s', '0.1 s' (every unit a catalog word,
+    English too, so the pseudo-locale sees them)."""
     if ms % 1000:
         return secs(ms, locale)
     s = ms // 1000
-    if locale == "en":
-        if s < 60:
-            return f"{s} s"
-        m, s = divmod(s, 60)
-        return f"{m} min {s} s" if s else f"{m} min"
     if s < 60:
         return i18n.gettext(locale, N_("%(s)s s"), s=s)
     m, s = divmod(s, 60)
@@ -74,7 +69,7 @@ def duration(ms: int, locale: str = "en") -> str:
 def margin(ms: int, locale: str = "en") -> str:
     """The tie margin: '50 ms' (Korean says it in seconds, as its apps do: '0.05초')."""
     if locale == "en":
-        return f"{ms} ms"
+        return i18n.gettext(locale, N_("%(ms)s ms"), ms=ms)
     return i18n.gettext(locale, N_("%(s)s s"), s=format_decimal(Decimal(ms) / 1000, locale=locale))
 
 
@@ -95,19 +90,23 @@ def _counted(locale: str) -> dict[str, Callable[[int], str]]:
 
 def plural(n: int, word: str, words: str | None = None, locale: str = "en") -> str:
     """A count with its noun: '1 round', '2 rounds' (``words`` for an irregular plural)."""
-    if locale != "en" and word in _counted(locale):
+    if word in _counted(locale):
         return _counted(locale)[word](n)
     return f"{n} {word if n == 1 else words or word + 's'}"
 
 
-def names(items: Iterable, sep: str = ", ", last: str = " and ", locale: str = "en") -> str:
-    """'Ann', 'Ann and Bob', 'Ann, Bob and Cy' (Korean: '민수, 지연과(와) 철수')."""
+def names(items: Iterable, sep: str = ", ", locale: str = "en") -> str:
+    """'Ann', 'Ann and Bob', 'Ann, Bob and Cy' (Korean: '민수, 지연과(와) 철수', the particle
+    fitted once the sentence is drawn). Marked-up names stay Markup, and a plain one is
+    escaped among them."""
     items = list(items)
     if len(items) < 2:
         return items[0] if items else ""     # the item itself: a Markup name stays Markup
-    if locale == "ko":
-        last = type(last)("과(와) ")        # keeps Markup Markup; the particle fits when drawn
-    return sep.join(items[:-1]) + last + items[-1]
+    both = {"most": sep.join(items[:-1]), "last": items[-1]}
+    joined = i18n.translations(locale).gettext(N_("%(most)s and %(last)s"))
+    if any(isinstance(v, Markup) for v in both.values()):
+        return Markup(joined) % both
+    return joined % both
 
 
 # -- the settings, the AI styles and the rule books, as players read them ------
