@@ -41,7 +41,8 @@ CHECK := $(wildcard tests/test_rules_*.py) tests/test_views.py tests/test_view_c
 	tests/test_bots.py tests/test_charts.py tests/test_numbers.py tests/test_purity.py \
 	tests/test_rematch.py tests/test_render.py tests/test_smoke.py tests/test_requests.py \
 	tests/test_fairness_model.py tests/test_results.py tests/test_hot_path.py \
-	tests/test_catalogs.py
+	tests/test_catalogs.py tests/test_words_ko.py tests/test_pages_ko.py tests/test_podium_css.py \
+	tests/test_served_static.py
 check: $(VENV)/.installed
 	$(PY) -m mypy
 	$(PY) -m pytest -n 2 $(COV) --cov-report=term-missing:skip-covered \

@@ -17,6 +17,7 @@ import os
 
 from flask import Flask, current_app, g, request
 from flask_limiter.errors import RateLimitExceeded
+from werkzeug.exceptions import HTTPException
 
 from ..game import rules
 from ..server import Conflict, NoSuchRoom
@@ -56,6 +57,7 @@ def register(app: Flask, client) -> None:
     app.register_error_handler(NoSuchRoom, _no_such_room)
     app.register_error_handler(Conflict, lambda e: error(409, str(e)))
     app.register_error_handler(RateLimitExceeded, _too_many)
+    app.register_error_handler(HTTPException, _http_error)   # the rest, in the client's words
     outage.register(app)   # the store away: 503 + Retry-After, never a 500
     delivery.init(app)     # static files by WhiteNoise, pages compressed
     operations.wrap(app, client)   # /healthz, /readyz, /metrics: in front of everything
@@ -127,4 +129,21 @@ def _too_many(exc: RateLimitExceeded):
     response = error(429, N_("too many requests; slow down"))
     response = current_app.make_response(response)
     response.headers["Retry-After"] = str(limits.retry_after(exc))
+    return response
+
+
+# Werkzeug's own refusals (no such address, a method or a body the address does not
+# take, a crash) in the client's language and form, like every other refusal.
+HTTP_WORDS = {404: N_("there is nothing at this address"),
+              405: N_("this address does not take that kind of request"),
+              413: N_("that is more than the server takes")}
+
+
+def _http_error(exc: HTTPException):
+    code = exc.code or 500
+    message = HTTP_WORDS.get(code) or (N_("the request could not be handled") if code < 500
+                                       else N_("something went wrong on the server; try again"))
+    response = current_app.make_response(error(code, message))
+    if "Allow" in (headers := dict(exc.get_headers())):
+        response.headers["Allow"] = headers["Allow"]
     return response
