@@ -125,3 +125,18 @@ def test_a_json_error_is_in_the_clients_language(client):
     assert long.get_json() == {"error": "이름은 24자까지예요"}
     missing = client.get("/r/ZZZZ/state", headers=KOREAN)
     assert missing.status_code == 404 and missing.get_json() == {"error": "그런 방은 없어요"}
+
+
+@pytest.mark.parametrize("locale, sound, bank", [
+    ("en", ("Sound: on", "Sound: off"), ("Show my bank: on", "Show my bank: off")),
+    ("ko", ("소리: 켬", "소리: 끔"), ("내 보유 시간 보기: 켬", "내 보유 시간 보기: 끔"))])
+def test_a_switch_says_its_state_in_words(locale, sound, bank):
+    """The sound and bank switches carry both states as words (CSS shows the one that holds):
+    a switch whose state is only a colour, or only English, leaves a player guessing."""
+    game = dict(every_phase(own_bank="toggle"))["countdown"]
+    page = render.page(view_for(game, "p1", 0), {**CTX, "locale": locale, "join": {}})
+    for marker, states in (("data-sound", sound), ("data-bank-toggle", bank)):
+        button = re.search(rf"<button[^>]*{marker}[^>]*>(.*?)</button>", page, re.S).group(1)
+        on = re.sub(r'<span class="state-off">.*?</span>', "", button)
+        off = re.sub(r'<span class="state-on">.*?</span>', "", button)
+        assert (text(on), text(off)) == states, (marker, button)

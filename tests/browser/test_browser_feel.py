@@ -39,6 +39,7 @@ def test_countdown_beat_ring_sound_haptics_reveal_and_podium(server, open_phone)
     assert page.inner_text(".invite .big-code") == code
     sound = page.locator("[data-sound]")
     assert sound.is_visible() and sound.get_attribute("aria-pressed") == "true"
+    assert sound.inner_text().replace("\n", "") == "Sound: on"   # the state in words (flex items: a line each in innerText)
     finger = phone.Finger(page)
     finger.down(20, 300)                   # any touch lets the page make sound later
     finger.up()
@@ -75,6 +76,7 @@ def test_countdown_beat_ring_sound_haptics_reveal_and_podium(server, open_phone)
     # Sound off: round 2's countdown makes no sound.
     sound.tap()
     assert sound.get_attribute("aria-pressed") == "false"
+    assert sound.inner_text().replace("\n", "") == "Sound: off"
     heard = len(page.evaluate("window.__tones"))
     phone.wait_state(page, "countdown", 2)
     time.sleep(1.5)
