@@ -15,6 +15,8 @@ game within a few seconds of the others, and prints one row:
   lost        round results a player never saw
   errors      everything else that went wrong (listed under the table)
   app CPU/MB  the server's workers (psutil), CPU in % of one core, peak RSS
+  ms/pl-rnd   the workers' CPU per player per round: ms of worker CPU over the
+              games, divided by players x rounds (what a player-round costs)
   redis       Redis's CPU, and its memory per room (its data once the games ended
               and the server left; rooms are kept a day after their end)
   gen CPU/MB  the generator processes themselves
@@ -53,7 +55,7 @@ PLAYERS_PER_PROC = 150
 PROFILE_S = 15          # --profile: seconds sampled from the games' start
 COLUMNS = [("players", 7), ("workers", 7), ("holds", 6), ("err p50", 8), ("p99", 6),
            ("max", 6), ("res p50", 8), ("p99", 6), ("wrong ref", 9), ("lost", 5),
-           ("errors", 6), ("app CPU", 8), ("app MB", 7), ("redis CPU", 9),
+           ("errors", 6), ("app CPU", 8), ("ms/pl-rnd", 9), ("app MB", 7), ("redis CPU", 9),
            ("KB/room", 8), ("gen CPU", 8), ("gen MB", 7)]
 
 
@@ -176,6 +178,7 @@ def run_step(players: int, workers: int, rounds: int, procs: int, ramp_s: float,
     played = rooms + row["late_admitted"]
     row.update(players=played * 4, workers=workers, rooms=played, wall_s=wall,
                app_cpu=100 * app_s / wall, app_mb=app.peak_rss / 2**20,
+               cpu_ms_per_player_round=1000 * app_s / (played * 4 * rounds),
                redis_cpu=100 * red_s / wall, kb_per_room=memory / 1024 / rooms,
                gen_cpu=100 * sum(t["cpu_s"] for t in tallies) / wall,
                gen_mb=sum(t["max_rss_kb"] for t in tallies) / 1024,
@@ -225,7 +228,8 @@ def format_row(row: dict) -> str:
              f"{pct(errors, .99):.0f}", f"{max(errors, default=math.nan):.0f}",
              f"{pct(delays, .5):.0f}", f"{pct(delays, .99):.0f}", row["wrong_refusals"],
              row["lost"], sum(row["errors"].values()) + row["cut"], f"{row['app_cpu']:.0f}%",
-             f"{row['app_mb']:.0f}", f"{row['redis_cpu']:.0f}%", f"{row['kb_per_room']:.1f}",
+             f"{row['cpu_ms_per_player_round']:.1f}", f"{row['app_mb']:.0f}",
+             f"{row['redis_cpu']:.0f}%", f"{row['kb_per_room']:.1f}",
              f"{row['gen_cpu']:.0f}%", f"{row['gen_mb']:.0f}"]
     return " ".join(f"{cell:>{width}}" for cell, (_, width) in zip(cells, COLUMNS))
 
@@ -292,7 +296,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
         store.stop()
     print("bid err: |charged bid - client's hold| ms; res: last release (or entry close)"
           " -> result view ms;"
-          " CPU in % of one core")
+          " CPU in % of one core; ms/pl-rnd: ms of worker CPU per player per round")
     for row in rows:
         print(notes(row))
         if "profile" in row:

@@ -27,6 +27,7 @@ GROUPS = [
     ("  the release", ("Hold.release (", "Hold.due (")),
     ("event streams", ("serve.<locals>.generate (",)),
     ("  building views", ("view_for (",)),
+    ("  encoding views (JSON, HTML)", ("Renderer.messages (",)),
     ("timer loop (scheduler)", ("Scheduler.",)),
     ("Rooms.act, any caller (load, apply, save)", ("Rooms.act (",)),
     ("heartbeat batches (beats.py)", ("Beats.",)),
@@ -34,7 +35,11 @@ GROUPS = [
     ("abuse limits (flask-limiter)", ("Limiter.",)),
     ("redis-py, any caller", ("Redis._execute_command (", "Pipeline.execute (")),
     ("json", ("json/",)),
+    ("Flask's request machinery (before/after request)", (
+        "Flask.preprocess_request (", "Flask.process_response (")),
+    ("websocket frames (simple-websocket, wsproto)", ("simple_websocket/", "wsproto/")),
 ]
+TOP = 15     # the frames with the most samples of their own (where the CPU is spent)
 # A leaf that means the thread waits: the gevent hub's loop, a native thread's lock.
 IDLE = ("acquire_with_timeout (", "Hub.run (", "_wait (", "wait (")
 
@@ -48,7 +53,7 @@ def samples(path: Path):
 
 
 def summarize(paths: list[Path]) -> str:
-    total, idle, groups = 0, 0, Counter()
+    total, idle, groups, own = 0, 0, Counter(), Counter()
     for path in paths:
         for stack, count in samples(path):
             total += count
@@ -56,6 +61,7 @@ def summarize(paths: list[Path]) -> str:
             if not leaf or any(leaf.startswith(mark) for mark in IDLE):
                 idle += count
                 continue
+            own[leaf] += count
             for name, markers in GROUPS:
                 if any(m in stack for m in markers):
                     groups[name] += count
@@ -65,6 +71,8 @@ def summarize(paths: list[Path]) -> str:
     lines = [f"{busy} busy samples of {total} ({100 * busy / total:.0f} % busy); "
              "share of busy samples:"]
     lines += [f"  {100 * groups[name] / busy:5.1f} %  {name}" for name, _ in GROUPS]
+    lines.append(f"the {TOP} frames with the most busy samples of their own:")
+    lines += [f"  {100 * n / busy:5.1f} %  {leaf}" for leaf, n in own.most_common(TOP)]
     return "\n".join(lines)
 
 

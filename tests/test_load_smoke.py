@@ -34,6 +34,7 @@ def test_smoke_run_fills_the_table(capsys):
     assert len(row["bid_errors"]) == row["holds"]
     assert row["result_delays"] and all(d > 0 for d in row["result_delays"])
     assert row["app_cpu"] > 0 and row["app_mb"] > 0 and row["gen_mb"] > 0
+    assert row["cpu_ms_per_player_round"] > 0
     assert load.header() in out and load.format_row(row) in out
     assert "2/2 rooms ended" in out
 
