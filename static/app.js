@@ -63,6 +63,7 @@
       seated: d.seated === 'true', holding: d.holding === 'true', inRound: d.inRound === 'true',
       bankMs: d.bankMs === '' ? null : +d.bankMs, ownBank: d.ownBank, tie: d.tie,
       readyMs: +d.readyMs, freeMs: +d.freeMs,
+      deadlineAtMs: d.deadlineAtMs ? +d.deadlineAtMs : null,
       elapsedMs: d.elapsedMs ? +d.elapsedMs : null, myBidMs: d.myBidMs ? +d.myBidMs : null
     } }));
   }
@@ -80,15 +81,20 @@
   }
 
   // Countdowns: deadline_ms arrives as a data attribute and is counted down here,
-  // so the HTML the server sends never changes with the clock.
+  // so the HTML the server sends never changes with the clock. Once clock.js knows
+  // the server's clock, to the deadline's moment on it: a late view moves nothing.
   var timers = [];
   var ticker = null;
   function startTimers() {
     var now = performance.now();
+    var state = room.querySelector('.status .state');
+    var at = state && state.dataset.deadlineAtMs ? Number(state.dataset.deadlineAtMs) : null;
+    var offset = window.taClock ? window.taClock.offset() : null;
     timers = [];
     room.querySelectorAll('[data-deadline-ms]').forEach(function (el) {
       if (el.dataset.deadlineMs === '') return;
-      timers.push({ el: el, end: now + Number(el.dataset.deadlineMs) });
+      var end = at !== null && offset !== null ? at - offset : now + Number(el.dataset.deadlineMs);
+      timers.push({ el: el, end: end });
     });
     // The round's clock (elapsed_ms) counts up from the moment spending began.
     room.querySelectorAll('[data-elapsed-ms]:not(.state)').forEach(function (el) {
@@ -254,6 +260,8 @@
   ready(function () {
     if (navigator.share) document.querySelectorAll('[data-share]').forEach(function (b) { b.hidden = false; });
     room = document.getElementById('room');
-    if (room) sync();
+    if (!room) return;
+    sync();
+    document.addEventListener('ta:clock', startTimers);   // count to the server's moment now
   });
 })();

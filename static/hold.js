@@ -83,7 +83,7 @@
         : view.phase === 'free' ? 'lineInFree' : 'lineInSpending');
       if (view.phase === 'spending') text = say('holdBid');
     } else if (state === 'out') {
-      line = view.phase === 'countdown' ? note || say('lineOut') : waitLine();
+      line = view.phase === 'countdown' && !pastGo() ? note || say('lineOut') : waitLine();
       if (myBid()) text = say('holdBid');
       if (awaiting()) text = W.roundClock;
     } else if (view.phase === 'result') line = view.round >= view.rounds ? W.lastRound : W.nextRound;
@@ -124,13 +124,14 @@
   // The state the view implies when we hold nothing.
   function resting() {
     if (!view.seated || view.phase === 'lobby' || view.phase === 'ended' || view.phase === 'result') return 'off';
-    if (view.phase !== 'countdown') return 'out';
+    if (view.phase !== 'countdown' || pastGo()) return 'out';
     if (bankEmpty || outRound === view.round) return 'out';
     return 'idle';
   }
 
   function press() {
     if (state !== 'idle') return;
+    if (pastGo()) { setState('out'); return tooLate(); }
     var url = (location.protocol === 'https:' ? 'wss' : 'ws') + '://' + location.host +
       '/r/' + encodeURIComponent(room.dataset.code) + '/hold';
     var sock;
@@ -202,7 +203,7 @@
 
   // A press after go, by someone who held nothing this round: say when a press counts.
   function tooLate() {
-    if (state === 'out' && view.phase !== 'countdown' && !myBid() && !letGo && !bankEmpty) setState('out', W.tooLate);
+    if (state === 'out' && (view.phase !== 'countdown' || pastGo()) && !myBid() && !letGo && !bankEmpty) setState('out', W.tooLate);
   }
 
   // -- touch and mouse: one pointer, captured, released by anything that looks like letting go
@@ -264,7 +265,10 @@
   document.addEventListener('visibilitychange', function () { if (document.visibilityState === 'hidden') release(); });
   window.addEventListener('pagehide', release);
 
-  // -- the view, as app.js reads it from the status part
+  // -- the view, as app.js reads it from the status part; go on the server's clock (clock.js:
+  // false until a probe is back, when the countdown's view alone says go, as before)
+  function pastGo() { return !!(window.taClock && window.taClock.pastGo()); }
+  document.addEventListener('ta:go', function () { if (!ws && state === 'idle') setState(resting()); });
   document.addEventListener('ta:state', function (e) {
     var d = e.detail;
     var wentGo = d.prevPhase === 'countdown' && (d.phase === 'free' || d.phase === 'spending');

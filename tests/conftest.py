@@ -18,6 +18,8 @@ from harness import AppServer, RedisServer
 TIMING = {"test_fairness.py", "test_timing_channel.py", "test_hold.py", "test_attacks.py",
           "test_suspense.py", "test_load_smoke.py", "test_capacity.py", "test_clock.py",
           "test_browser_release.py", "test_browser_feel.py",
+          # a press 200 ms before go on a screen whose stream is 400 ms late; one 250 ms after go
+          "test_browser_clock.py",
           # whole games whose every bid must be within 15 ms (games.TOLERANCE_MS)
           "test_online.py", "test_cluster.py",
           # a fresh worker's loop lag at its real overload bound; holds charged within 100 ms

@@ -8,6 +8,9 @@ SYN-ACK: one round trip) before its first bytes travel, so a WebSocket
 upgrade arrives 1.5 round trips after the client started connecting.
 ``stall()`` stops forwarding silently -- no FIN, no RST, nothing delivered
 either way, including what was in flight -- as when a phone loses its signal.
+``late`` makes some requests' answers late and no others: from a request whose
+line names one of its paths on, its connection gets that path's way down -- say
+an event stream 400 ms late on a link whose other requests are quick.
 
 One asyncio loop in a daemon thread serves every proxy of the process; its
 timing is accurate to about a millisecond.
@@ -44,8 +47,9 @@ class Way:
 class Connection:
     """One proxied TCP connection (client side and server side)."""
 
-    def __init__(self, stalled: bool):
+    def __init__(self, stalled: bool, down: Way):
         self.stalled = stalled
+        self.down = down        # its way to the client: the proxy's, or a late path's
         self.writers: list[asyncio.StreamWriter] = []
 
 
@@ -53,9 +57,11 @@ class Proxy:
     """Listens on a loopback port and forwards every connection to ``target_port``."""
 
     def __init__(self, target_port: int, up: Way = Way(), down: Way = Way(),
-                 handshake: bool = True, seed: int | None = None):
+                 handshake: bool = True, seed: int | None = None,
+                 late: dict[str, Way] | None = None):
         self.target_port = target_port
         self.up, self.down = up, down           # up: client -> server
+        self.late = {path.encode(): way for path, way in (late or {}).items()}
         self.handshake = handshake
         self.connections: list[Connection] = []
         self._stall_new = False
@@ -97,7 +103,7 @@ class Proxy:
     # -- forwarding, on the loop ----------------------------------------------
 
     async def _accept(self, client_r, client_w) -> None:
-        conn = Connection(self._stall_new)
+        conn = Connection(self._stall_new, self.down)
         self.connections.append(conn)
         conn.writers.append(client_w)
         opened = self._loop.time()
@@ -111,19 +117,26 @@ class Proxy:
         ready = opened
         if self.handshake:
             ready += (self.up.delay_ms + self.down.delay_ms) / 1000
-        await asyncio.gather(self._pump(client_r, server_w, self.up, conn, ready),
-                             self._pump(server_r, client_w, self.down, conn, opened))
+        await asyncio.gather(self._pump(client_r, server_w, lambda: self.up, conn, ready, True),
+                             self._pump(server_r, client_w, lambda: conn.down, conn, opened))
         if not conn.stalled:
             for writer in conn.writers:
                 writer.close()
 
-    async def _pump(self, reader, writer, way: Way, conn: Connection, ready: float) -> None:
+    async def _pump(self, reader, writer, way_of, conn: Connection, ready: float,
+                    request: bool = False) -> None:
+        """Forward one direction; ``request``: the client's, whose request lines may
+        make the other direction late (``late``)."""
         queue: asyncio.Queue = asyncio.Queue()
         sender = asyncio.create_task(self._send(queue, writer, conn))
         last = 0.0
         try:
             while True:
                 data = await reader.read(65536)
+                if request and self.late and data[:4] in (b"GET ", b"POST", b"HEAD"):
+                    line = data.split(b"\r\n", 1)[0]      # a new request on this connection
+                    conn.down = next((w for p, w in self.late.items() if p in line), self.down)
+                way = way_of()
                 jitter = self._rng.uniform(-way.jitter_ms, way.jitter_ms) if way.jitter_ms else 0.0
                 at = max(last, max(self._loop.time(), ready) + (way.delay_ms + jitter) / 1000)
                 last = at

@@ -28,7 +28,7 @@ PLAYERS = ("Ann", "Bob", "민수", "지연")
 # language's own name on the switch, "AI" and "QR" (as Korean says them), the downloads'
 # formats, and what was typed (the refused code "ab1").
 ALLOWED = {"Ann", "Bob", "Cy", "ABCD", "ZZZZ", "KHMP", "AI", "English", "CSV", "JSON", "QR", "ab"}
-SCRIPTS = ("app.js", "hold.js", "feel.js", "practice.js", "results.js")
+SCRIPTS = ("clock.js", "app.js", "hold.js", "feel.js", "practice.js", "results.js")
 STATIC = Path(render.STATIC)
 
 

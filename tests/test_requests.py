@@ -249,3 +249,13 @@ def test_the_page_of_an_unknown_room_offers_to_join_another(client):
     assert response.status_code == 404
     page = response.get_data(as_text=True)
     assert "No room ZZZZ" in page and 'action="/join"' in page
+
+
+def test_clock_answers_the_servers_clock_alone_and_is_never_cached(client, app):
+    """GET /clock: docs/protocol.md, "The clock". No room, no seat, nothing else."""
+    before = app.extensions["auction"].now_ms()
+    response = client.get("/clock")
+    assert response.status_code == 200 and response.headers["Cache-Control"] == "no-store"
+    body = response.get_json()
+    assert list(body) == ["now_ms"] and isinstance(body["now_ms"], int)
+    assert before <= body["now_ms"] <= app.extensions["auction"].now_ms()

@@ -39,6 +39,16 @@ def test_result_ms_is_a_setting():
     assert g.phase_end_ms == 7_000
 
 
+def test_the_result_ends_on_a_whole_tenth_so_go_does_not_tell_the_top_bid():
+    """The next go is the result's end plus the countdown, and views name go on the
+    server's clock: a round that ended at 5,043 shows its result until 10,100, not
+    10,043, so go tells that end to the tenth only (transitions.on_grid)."""
+    g, _ = apply(game("free", holds={"p1": (0, 4_000), "p2": 0}), Release("p2"), 5_043)
+    assert g.phase is Phase.RESULT and g.phase_end_ms == 10_100
+    g, _ = apply(g, Tick(), 10_100)
+    assert g.current.go_ms == 13_100 and g.current.go_ms % 100 == 0
+
+
 def test_a_tick_before_the_result_ends_changes_nothing():
     g = game("result", result_end=13_000, history=[({}, ())])
     after, events = apply(g, Tick(), 12_999)

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from auction.game import suspense
+from auction.game.transitions import on_grid
 from auction.game.rules import (
     PRESETS,
     Game,
@@ -88,7 +89,7 @@ def test_with_suspense_the_last_release_decides_but_the_result_waits_for_the_pau
     g, events = apply(g, Tick(), 6_000 + pause)
     result = RoundResult(1, {"p1": 1_000, "p2": None, "p3": None}, ("p1",), False)
     assert events == [RoundEnded(result), PhaseChanged(Phase.RESULT, 6_000 + pause)]
-    assert g.phase_end_ms == 6_000 + pause + SUSPENSE.result_ms
+    assert g.phase_end_ms == on_grid(6_000 + pause + SUSPENSE.result_ms)
 
 
 def test_suspense_changes_when_a_result_shows_not_what_it_is():
@@ -121,7 +122,7 @@ def test_a_pause_that_outlasts_the_free_window_shows_spending_first():
     g, events = apply(g, Tick(), 10_600)
     assert [e.phase for e in events if isinstance(e, PhaseChanged)] == [
         Phase.SPENDING, Phase.RESULT]
-    assert g.phase_end_ms == 7_500 + suspense.pause_ms(seed, 1) + AUCTION.result_ms
+    assert g.phase_end_ms == on_grid(7_500 + suspense.pause_ms(seed, 1) + AUCTION.result_ms)
     assert g.history[0].bids["p1"] is None
 
 

@@ -46,7 +46,8 @@ def after_round(**changes):
 
 def test_view_has_the_protocol_fields():
     view = view_for(after_round(), "p1", 16_000)
-    assert set(view) == {"code", "phase", "round", "rounds", "deadline_ms", "elapsed_ms", "settings", "me",
+    assert set(view) == {"code", "phase", "round", "rounds", "deadline_ms", "deadline_at_ms",
+                         "elapsed_ms", "settings", "me",
                          "players", "history", "final", "rematch", "kind",
                          "locked"}   # added (docs/protocol.md)
 
@@ -152,6 +153,26 @@ def test_deadline_in_the_free_window_is_the_time_to_spending():
 
 def test_deadline_in_the_result_is_the_time_to_the_next_countdown():
     assert view_for(after_round(), "p1", 16_000)["deadline_ms"] == 4_000
+
+
+def test_deadline_at_names_go_on_the_servers_clock_however_late_the_view():
+    for now in (0, 1_000, 2_900):
+        view = view_for(game("countdown"), "p1", now)
+        assert view["deadline_at_ms"] == 3_000 == now + view["deadline_ms"]
+
+
+def test_a_results_time_left_tells_its_end_only_to_the_tenth():
+    """The result's first view is made as the round ends: its time left is rounded up to
+    a whole tenth, like the moment it names, so neither tells that end (the top bid)."""
+    g, _ = apply(game("free", holds={"p1": (0, 4_000), "p2": 0}), Release("p2"), 5_043)
+    view = view_for(g, "p1", 5_043)
+    assert view["deadline_at_ms"] == 10_100 and view["deadline_ms"] == 5_100
+
+
+@pytest.mark.parametrize("g", [lobby(), game("spending", holds={"p1": 0}), finished()],
+                         ids=["lobby", "spending", "ended"])
+def test_no_deadline_moment_where_there_is_no_deadline(g):
+    assert view_for(g, "p1", 9_000)["deadline_at_ms"] is None
 
 
 def test_overdue_deadline_shows_zero():

@@ -14,6 +14,20 @@ from .moves import Event, PhaseChanged, Released, RoundEnded
 from .state import Game, Hold, Phase, Player, Round, RoundResult
 
 
+# The result screen ends, and so the next round starts, on a whole tenth of a second.
+# Views name a round's moments on the server's clock (views.View.deadline_at_ms: go, so
+# a page counts to the true go however late its stream), and go is the previous round's
+# end plus the result and countdown times: off the grid it would tell that end -- the
+# top bid -- to the millisecond. On it, it tells the tenth, as the result's own arrival
+# already does over the network.
+RESULT_GRID_MS = 100
+
+
+def on_grid(moment: int) -> int:
+    """``moment``, moved later to the next whole tenth of a second (if not on one)."""
+    return -(-moment // RESULT_GRID_MS) * RESULT_GRID_MS
+
+
 def next_deadline(game: Game) -> int | None:
     """The moment of the next timed transition, or None if none is pending."""
     if game.phase in (Phase.COUNTDOWN, Phase.RESULT):
@@ -148,7 +162,7 @@ def _end_round(game: Game, at: int, events: list[Event]) -> None:
     game.history.append(result)
     game.current = None
     events.append(RoundEnded(result))
-    _set_phase(game, Phase.RESULT, at + game.settings.result_ms, at, events)
+    _set_phase(game, Phase.RESULT, on_grid(at + game.settings.result_ms), at, events)
 
 
 def _next_round_or_end(game: Game, at: int, events: list[Event]) -> None:

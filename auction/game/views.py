@@ -17,7 +17,7 @@ from typing import TypedDict
 
 from .rules import Game, Phase, Player, RoundResult, last_place, standings, winners
 from .settings import SettingsDict
-from .transitions import bid_of
+from .transitions import bid_of, on_grid
 
 # Phases that end on a timer; the others end by a release or an action.
 _TIMED = (Phase.COUNTDOWN, Phase.FREE, Phase.RESULT)
@@ -105,6 +105,10 @@ class View(TypedDict):
     round: int
     rounds: int
     deadline_ms: int | None
+    # The same deadline as a moment of the server's clock (in the countdown: go): a page
+    # that keeps its own offset to that clock (``clock_for``) counts to the true moment,
+    # however late the view arrived (docs/fairness.md, "The page's clock").
+    deadline_at_ms: int | None
     elapsed_ms: int | None      # the round's clock: time since spending began (public)
     settings: SettingsDict
     me: MeView | None
@@ -118,9 +122,15 @@ class View(TypedDict):
 def view_for(game: Game, player_id: str | None, now_ms: int) -> View:
     """The JSON view of docs/protocol.md for ``player_id`` (None: a spectator)."""
     me = game.player(player_id) if player_id else None
-    deadline = None
+    deadline = deadline_at = None
     if game.phase in _TIMED and game.phase_end_ms is not None:
-        deadline = max(0, game.phase_end_ms - now_ms)
+        deadline_at = game.phase_end_ms
+        deadline = max(0, deadline_at - now_ms)
+        if game.phase is Phase.RESULT:
+            # The result's first view is made as the round ends: to the millisecond,
+            # the time left and its moment would tell that end (the top bid). Whole
+            # tenths, like the moment itself (transitions.on_grid).
+            deadline = on_grid(deadline)
     # The round's running clock, for those out of the round and the big screen. Public:
     # everyone saw go, and that the round has not ended; it reads no hold.
     elapsed = None
@@ -133,6 +143,7 @@ def view_for(game: Game, player_id: str | None, now_ms: int) -> View:
         "round": game.round,
         "rounds": game.settings.rounds,
         "deadline_ms": deadline,
+        "deadline_at_ms": deadline_at,
         "elapsed_ms": elapsed,
         "settings": game.settings.to_dict(),
         "me": _me(game, me) if me else None,
@@ -142,6 +153,20 @@ def view_for(game: Game, player_id: str | None, now_ms: int) -> View:
         "rematch": game.rematch,
         "locked": game.locked,      # public: whether a newcomer may join the lobby
     }
+
+
+class ClockView(TypedDict):
+    """The server's clock, for a client to keep its offset to it: ``GET /clock``."""
+
+    now_ms: int
+
+
+def clock_for(now_ms: int) -> ClockView:
+    """The one answer that is no game's view: the server's clock alone. It reads no
+    game, so it tells nothing of one; the moments a view names are on a tenth-second
+    grid (transitions.RESULT_GRID_MS), so knowing this clock to the millisecond tells
+    no more of a round's end than the view's arrival already did."""
+    return {"now_ms": now_ms}
 
 
 def _me(game: Game, me: Player) -> MeView:

@@ -132,8 +132,8 @@ def asset(rel: str) -> str:
 def shell_assets() -> list[str]:
     """Static URLs the service worker caches as the app shell (not icons' big twins)."""
     # practice.js: the rules page is in the shell, and its practice hold works offline too.
-    keep = ("app.css", "app.js", "hold.js", "feel.js", "practice.js", "learn.css", "icons/favicon-32.png",
-            "icons/icon-192.png")
+    keep = ("app.css", "clock.js", "app.js", "hold.js", "feel.js", "practice.js", "learn.css",
+            "icons/favicon-32.png", "icons/icon-192.png")
     vendored = [rel for rel in ASSET_VERSIONS if rel.startswith("vendor/") and rel.endswith(".js")]
     return [asset(rel) for rel in (*keep, *sorted(vendored)) if rel in ASSET_VERSIONS]
 
