@@ -17,7 +17,7 @@
   var W = (document.getElementById('hold-words') || btn).dataset;
   var say = window.taWord;     // the words every page's scripts share (app.js, loaded first)
 
-  var BEAT_GAP_MS = 1000;      // the server sends a beat every 200 ms while we hold: 5 missed
+  var BEAT_GAP_MS = 1000;      // the server sends a beat every 500 ms while we hold: 2 missed
   var CONNECT_MS = 3000;       // no "in" by then: the link is not carrying the press
   var GUARD_MS = 500;          // a tap this soon after the button appears is not a press
   var SLOP_PX = 12;            // a finger wobbles; sliding off is further than this

@@ -26,7 +26,7 @@ from .record import Room
 from .rooms import Outcome, Rooms
 from .store import NoSuchRoom, hold_key
 
-DEAD_MS = 800            # silence after which a holder is taken for gone
+DEAD_MS = 1_000          # silence after which a holder is taken for gone (two beats)
 
 
 class Line(Protocol):
@@ -102,7 +102,8 @@ class Hold:
         if not self.rooms.store.take_slot(hold_key(self.code, self.seat), self.sid,
                                           self.rooms.clock.now_ms(), DEAD_MS):
             return False
-        self.beats.add(self.sid, self.code, self.seat, self.line.alive_ms)
+        self.beats.add(self.sid, self.code, self.seat, self.line.alive_ms,
+                       lambda: (self.line.alive_ms, self.line.round_trips()))
         self._listener = self.hub.listen(self.code)
         return True
 
@@ -157,10 +158,10 @@ class Hold:
         return self.line.kernel_rtt_ms if rtt is None else rtt
 
     def check(self) -> None:
-        """Raise what the worker's last heartbeat write raised: a hold whose heartbeat
+        """Raise what this hold's last heartbeat write raised: a hold whose heartbeat
         cannot be kept ends (``unavailable``); another worker releases it at its last
         written heartbeat."""
-        self.beats.check()
+        self.beats.check(self.sid)
 
     def ended(self) -> Ending | None:
         """None while the hold stands; else why the server ended it: the bank ran out

@@ -29,8 +29,8 @@ LEASE_MS = 2_000
 # A human holder whose socket has not been heard for this long is released
 # at its last-alive moment by whichever worker looks -- the socket's own
 # worker may have died with it. Its worker writes the heartbeat every 200 ms
-# (beats.py) from pongs that come every 200 ms, so a live hold's heartbeat is
-# at most about 400 ms old; the rest is room for a busy worker.
+# (beats.py) from pongs that come every 500 ms, so a live hold's heartbeat is
+# at most about 700 ms old; the rest is room for a busy worker.
 ORPHAN_MS = 1_500
 
 

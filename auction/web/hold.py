@@ -1,8 +1,8 @@
 """The hold socket: opening it presses the button, closing it lets go.
 
 This module is the socket alone: it timestamps every frame the client sends
-(tap.py), pings often (protocol pings, answered by the browser itself) and
-sends the hold's messages; what a press, a release or a silence means -- the
+(tap.py), pings (protocol pings, answered by the browser itself) and sends the
+hold's messages; what a press, a release or a silence means -- the
 seat, the slot, the dating of both moments by the player's round trip, whether
 the server ended the hold -- the server's ``Hold`` decides (server/holds.py),
 asking this socket what it heard (``Line``). The per-device limit on holds and
@@ -21,7 +21,7 @@ import secrets
 from flask import Flask, current_app, g, request
 from flask_sock import Sock
 from simple_websocket import ConnectionClosed
-from wsproto.events import Ping
+from wsproto.events import Ping, TextMessage
 from wsproto.utilities import LocalProtocolError
 
 from ..server import (BEAT_MESSAGE, UNAVAILABLE, Ending, Hold, NoSuchRoom, Refusal, in_message,
@@ -33,7 +33,12 @@ from .tap import Tap, kernel_rtt_ms
 
 sock = Sock()
 
-PING_MS = 200            # how often the server pings a holder (and sends a beat)
+# The pings measure the round trip and are the holder's signs of life. A few soon after
+# the press (a short hold has its samples too), then one every BEAT_MS, written together
+# with the beat the page listens for: one write a beat. Each write and each answer costs
+# the worker a wake-up, so a holder costs two a second, not ten.
+EARLY_PINGS_MS = (0, 150, 300)
+BEAT_MS = 500
 DRAIN_MS = 1_000         # how long to wait for the client's close after the hold
 
 
@@ -141,7 +146,10 @@ class HoldSocket:
 
     def _watch(self, hold: Hold) -> None:
         now_ms = self.svc.now_ms
-        next_ping = now_ms()
+        start = now_ms()
+        early = [start + ms for ms in EARLY_PINGS_MS]
+        next_beat = start + BEAT_MS
+        next_ping = early.pop(0)
         while True:
             now = now_ms()
             if self.drain.overdue():    # the worker exits: let go as if the line dropped
@@ -149,9 +157,11 @@ class HoldSocket:
                 return self.end("connection_lost")
             if now >= next_ping:
                 hold.check()
-                self._ping(now)
-                self.send(BEAT_MESSAGE)
-                next_ping = now + PING_MS
+                beat = now >= next_beat
+                self._ping(now, beat)
+                if beat:
+                    next_beat = now + BEAT_MS
+                next_ping = early.pop(0) if early else next_beat
                 ended = hold.ended()
                 if ended is not None:
                     return self.end(ended)
@@ -170,12 +180,16 @@ class HoldSocket:
             if not self.ws.connected:
                 return hold.release(self.tap.closed_ms or now_ms())
 
-    def _ping(self, now: int) -> None:
+    def _ping(self, now: int, beat: bool = False) -> None:
+        """A ping, and with ``beat`` the beat message behind it in the same write."""
         # Unpredictable payloads: an answer cannot be sent before the ping arrives.
         payload = secrets.token_bytes(8)
         self.tap.pings[payload] = now
         try:
-            self.ws.sock.send(self.tap.send(Ping(payload)))
+            data = self.tap.send(Ping(payload))
+            if beat:
+                data += self.tap.send(TextMessage(BEAT_MESSAGE))
+            self.ws.sock.sendall(data)
         except (OSError, LocalProtocolError):
             pass    # the connection is closing; the watch loop sees it and lets go
         if self.hold is not None:
