@@ -49,11 +49,11 @@ def until(moment: float) -> None:
 
 def seen_until(player: Player, moment: float) -> list[dict]:
     """Every view this device received before ``moment``, without what differs
-    between any two rooms anyway (the code) or with the clock (the deadline, and the
+    between any two rooms anyway (the code) or with the clock (the deadline and its moment, and the
     round's clock once spending has begun)."""
     with player._changed:
         pairs = list(zip(player.views, player.arrivals))
-    return [{k: v for k, v in view.items() if k not in ("code", "deadline_ms", "elapsed_ms")}
+    return [{k: v for k, v in view.items() if k not in ("code", "deadline_ms", "deadline_at_ms", "elapsed_ms")}
             for view, at in pairs if at < moment]
 
 
