@@ -3,7 +3,8 @@
 Two rooms play the same script, except that in one a player holds through the
 countdown, go and part of the free window, and in the other that player never
 presses. The big screen's streams of the two rooms are recorded whole; apart
-from the room code and the clock values (``data-deadline-ms``), they must be
+from the room code and the clock values (``data-deadline-ms`` and
+``data-deadline-at-ms``, which differ between two rooms with the clock alone), they must be
 byte-identical. The page itself is the same for any device, seated or not.
 """
 
@@ -19,7 +20,7 @@ from client import Player
 
 SETTINGS = {"ready_ms": 2_000, "free_ms": 2_000, "result_ms": 2_000, "rounds": 1,
             "bank_ms": 30_000, "reveal": "all_bids"}
-CLOCK = re.compile(r'data-deadline-ms="\d*"')
+CLOCK = re.compile(r'data-deadline(-at)?-ms="\d*"')
 QR = re.compile(r"<svg[^>]*>.*?</svg>", re.S)    # the QR code of the room's own link
 
 
@@ -51,7 +52,7 @@ class Recorder:
         out, in the invite link's invitation, and drawn as a QR code) and the clock values."""
         text = self.text.replace(self.code, "CODE").replace(" ".join(self.code), "C O D E")
         text = re.sub(r"\?i=[0-9a-f]{16}", "?i=INVITATION", text)
-        return CLOCK.sub('data-deadline-ms=""', QR.sub("<svg/>", text))
+        return CLOCK.sub(lambda m: f'data-deadline{m.group(1) or ""}-ms=""', QR.sub("<svg/>", text))
 
 
 def play(base: str, bob_holds: bool) -> Recorder:
