@@ -12,7 +12,8 @@ import pytest
 
 import games
 from client import Player
-from harness import AppServer, RedisCluster
+from cluster_harness import RedisCluster
+from harness import AppServer
 
 from auction.server import store
 
