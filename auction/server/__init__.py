@@ -13,7 +13,7 @@ imports only what this package names here.
 
 from .codes import valid_code
 from .config import Config, load_secret_key
-from .connection import connect
+from .connection import cluster_options, connect
 from .hold_messages import (BEAT_MESSAGE, ENDINGS, REFUSALS, Ending, Refusal, in_message,
                             is_release_message, refused_message, released_message)
 from .holds import Hold, Line
@@ -26,5 +26,5 @@ from .watch import Watch
 
 __all__ = ["BEAT_MESSAGE", "ENDINGS", "REFUSALS", "UNAVAILABLE", "Config", "Conflict", "Ending", "Finished", "Hold",
            "Lease", "Line", "NoSuchRoom", "Refusal", "Room", "Service", "View", "Watch",
-           "connect", "digest", "in_message", "is_release_message", "load_secret_key",
-           "refused_message", "released_message", "valid_code"]
+           "cluster_options", "connect", "digest", "in_message", "is_release_message",
+           "load_secret_key", "refused_message", "released_message", "valid_code"]

@@ -32,7 +32,7 @@ from flask_limiter.errors import RateLimitExceeded
 from limits import parse_many
 from redis.cluster import RedisCluster
 
-from ..server import Lease, NoSuchRoom
+from ..server import Lease, NoSuchRoom, cluster_options
 from .common import invite_token, load_room, room_code, services
 from .identity import address, device
 
@@ -142,8 +142,10 @@ def init(app: Flask, client) -> Limiter:
     limits += [_limit(_scaled(rate, scale), scope, device, _not(_applies(endpoints)), misses)
                for rate, scope, endpoints, misses in BY_DEVICE]
     if isinstance(client, RedisCluster):   # limits speaks the same redis+cluster:// URLs
+        # ...with the store's timeouts: redis-py's defaults wait forever on a vanished
+        # node, and every request counts against a limit in some node's slots.
         storage = {"storage_uri": app.config["REDIS_URL"],
-                   "storage_options": {"key_prefix": "ta:limit"}}
+                   "storage_options": {"key_prefix": "ta:limit", **cluster_options()}}
     else:
         storage = {"storage_uri": "redis://",
                    "storage_options": {"connection_pool": client.connection_pool,
