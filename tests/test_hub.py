@@ -48,3 +48,37 @@ def test_rooms_whose_streams_open_together_all_hear_their_changes(redis_url):
         for l in listeners:
             l.close()
         client.close()
+
+
+def test_a_subscription_that_falls_silent_is_opened_again(redis_url):
+    """A node that vanishes (its machine gone, the network cut) resets nothing: its
+    subscription just hears nothing more. The hub asks a quiet line for a pong and
+    takes one that stays silent for lost: it subscribes again and pokes its
+    listeners, which reload what they may have missed."""
+    from proxy import Proxy
+
+    target = redis.Redis.from_url(redis_url)
+    proxy = Proxy(target.connection_pool.connection_kwargs["port"], handshake=False)
+    client = redis.Redis(port=proxy.port)
+    hub = Hub(client)
+    listener = hub.listen("SILENT")
+    try:
+        deadline = time.monotonic() + 5
+        while not target.execute_command("PUBSUB", "NUMSUB", store.channel("SILENT"))[1]:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        proxy.stall(proxy.connections[-1])           # that line, and only it, goes quiet
+        stalled_at = time.monotonic()
+        target.publish(store.channel("SILENT"), b"2\n{}")   # lost on the stalled line
+        while not listener.missed:
+            assert time.monotonic() - stalled_at < Hub.SILENT_S + Hub.PING_S + 2, "never noticed"
+            time.sleep(0.05)
+        target.publish(store.channel("SILENT"), b"3\n{}")   # heard on the new line
+        while listener.latest is None or listener.latest.version != 3:
+            assert time.monotonic() - stalled_at < Hub.SILENT_S + Hub.PING_S + 4, "deaf"
+            time.sleep(0.05)
+    finally:
+        listener.close()
+        client.close()
+        target.close()
+        proxy.close()

@@ -14,6 +14,11 @@ room: a "line". When a node goes away (a failover) or the cluster moves a
 slot (the node says so with an unasked-for ``sunsubscribe``), the hub reads
 the cluster's map again, moves the channels to their new node and pokes
 their listeners.
+
+A node that dies is noticed at once (its connections are refused or reset);
+one that vanishes (its machine gone, the network cut) says nothing at all. So
+a quiet line asks its node for a pong every ``PING_S``, and a line that has
+heard nothing for ``SILENT_S`` is taken for lost like a broken one.
 """
 
 from __future__ import annotations
@@ -103,6 +108,7 @@ class _Line:
         self.hub = hub
         self.sharded = sharded
         self.name = name
+        self.client = client
         self.pubsub = client.pubsub()
         self.channels: set[str] = set()
         self.closed = False
@@ -124,30 +130,55 @@ class _Line:
 
     def _run(self) -> None:
         backoff = 0.1
+        heard = asked = time.monotonic()
         while not self.closed:
             try:
-                message = self.pubsub.get_message(timeout=1.0)
+                now = time.monotonic()
+                if now - heard > Hub.SILENT_S:
+                    raise ConnectionError(f"no answer for {now - heard:.1f} s")
+                if now - max(heard, asked) >= Hub.PING_S:
+                    asked = now
+                    with self._lock:
+                        self.pubsub.ping()
+                message = self.pubsub.get_message(timeout=Hub.PING_S)
+                if backoff > 0.1:
+                    log.warning("the Redis subscription %s is back", self.name)
                 backoff = 0.1
-            except Exception:
-                log.warning("lost the Redis subscription %s; retrying in %.1f s",
-                            self.name, backoff)
+            except Exception as exc:
+                if backoff == 0.1:     # one line per outage, not one per try
+                    log.warning("lost the Redis subscription %s (%s); retrying",
+                                self.name, exc)
+                self._reset()
                 time.sleep(backoff)
                 backoff = min(backoff * 2, Hub.BACKOFF_MAX_S)
                 if not self.closed:
                     self.hub._reconnect(self)
+                heard = asked = time.monotonic()
                 continue
             if not message:
                 continue
+            heard = time.monotonic()
             kind = message["type"]
             if kind in ("message", "smessage"):
                 self.hub._deliver(message["channel"].decode(), message["data"])
             elif kind == "sunsubscribe" and message["channel"].decode() in self.channels:
                 self.hub._moved(self, message["channel"].decode())   # its slot moved
 
+    def _reset(self) -> None:
+        """Drop the connection (a silent one may never fail by itself): the next
+        command opens a new one, which subscribes again."""
+        try:
+            if self.pubsub.connection is not None:
+                self.pubsub.connection.disconnect()
+        except Exception:
+            pass
+
     def close(self) -> None:
         self.closed = True
         try:
             self.pubsub.close()
+            if self.sharded:        # the line's own client (Hub._subscriber)
+                self.client.close()
         except Exception:
             pass
 
@@ -155,7 +186,11 @@ class _Line:
 class Hub:
     """The worker's subscription (one per node on a cluster), shared by its listeners."""
 
-    BACKOFF_MAX_S = 5.0
+    # Tries again at most this far apart while the store is away, so the streams
+    # hear their rooms again within about this long of its return.
+    BACKOFF_MAX_S = 1.0
+    PING_S = 1.0        # a line that heard nothing for this long asks for a pong
+    SILENT_S = 3.0      # ...and is taken for lost when nothing came for this long
 
     # A Redis or a RedisCluster (Any: the cluster's own calls are behind _cluster checks
     # that the type checker cannot follow, as in store.py).
@@ -194,16 +229,24 @@ class Hub:
 
     def _line_for(self, chan: str) -> _Line:
         """The line that carries ``chan``: the one, or its node's on a cluster."""
-        if self._cluster:
-            node = self._client.get_node_from_key(chan)
-            name, client = node.name, node.redis_connection
-        else:
-            name, client = "", self._client
+        node = self._client.get_node_from_key(chan) if self._cluster else None
+        name = node.name if node is not None else ""
         with self._lock:
             line = self._lines.get(name)
             if line is None:
-                line = self._lines[name] = _Line(self, client, self._cluster, name or "redis")
+                line = self._lines[name] = _Line(self, self._subscriber(node), self._cluster,
+                                                 name or "redis")
             return line
+
+    def _subscriber(self, node: Any) -> Any:
+        """The client a line subscribes with: on a cluster, one of its own for the node,
+        with the cluster client's options. (The node's shared client would not do:
+        redis-py disconnects its whole pool, the subscription too, whenever it reads
+        the cluster's map anew -- after any error, on any node.)"""
+        if node is None:
+            return self._client
+        nodes = self._client.nodes_manager
+        return nodes.create_redis_node(node.host, node.port, **nodes.connection_kwargs)
 
     def _reconnect(self, line: _Line) -> None:
         """After a lost connection: subscribe again (on a cluster, wherever each
