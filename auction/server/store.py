@@ -5,7 +5,9 @@ script that checks the version, writes the record, sets the room's next
 deadline in its shard's sorted set and publishes the record on the room's
 channel -- all or nothing, so deadlines and messages are always in version
 order and a writer that lost a race learns it (and retries) instead of
-overwriting.
+overwriting. (On a cluster whose masters have replicas, the record is published
+a moment later, once a replica has the save -- replicas.py -- and only if it is
+still the room's newest, so messages stay in version order.)
 
 Every key is named here. A room's keys (record, code reservation, hold
 slots, round trips, marks) and its channel carry the hash tag of the room's
@@ -30,6 +32,7 @@ import redis
 from redis.cluster import RedisCluster
 
 from . import store_scripts as scripts
+from .replicas import Replicas
 from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
 
 PREFIX = "ta:"
@@ -140,6 +143,8 @@ class Store:
         self.cluster = isinstance(client, RedisCluster)
         # Sharded pub/sub keeps a room's messages on its own node (Redis 7).
         self.publish = "SPUBLISH" if self.cluster else "PUBLISH"
+        # On a cluster, a room's creation and saves wait for a replica (replicas.py).
+        self.replicas = Replicas(client, self.cluster)
         self._create = self.redis.register_script(scripts.CREATE)
         self._save = self.redis.register_script(scripts.SAVE)
         self._claim = self.redis.register_script(scripts.CLAIM)
@@ -158,6 +163,10 @@ class Store:
         """Reserve ``code`` and store its first record; False if the code is taken."""
         keys = [room_key(code), code_key(code)]
         args = [json.dumps(record), LOBBY_TTL_S, LOBBY_TTL_S + CODE_COOLDOWN_S]
+        master = self.replicas.master(keys[0])
+        if master is not None:
+            created, = self.replicas.run(master, [("EVAL", scripts.CREATE, 2, *keys, *args)])
+            return bool(created)
         return bool(self._create(keys=keys, args=args))
 
     def load(self, code: str) -> tuple[dict, int]:
@@ -173,6 +182,14 @@ class Store:
         keys = [room_key(code), code_key(code), deadlines_key(shard(code))]
         args = [str(version), json.dumps(record), ttl_s, ttl_s + CODE_COOLDOWN_S,
                 "" if deadline_ms is None else deadline_ms, code, channel(code), self.publish]
+        master = self.replicas.master(keys[0])
+        if master is not None:
+            # Published once a replica has it, by ANNOUNCE, not by the script itself.
+            announce = ("EVAL", scripts.ANNOUNCE, 1, keys[0], str(version + 1), channel(code),
+                        self.publish)
+            saved, _ = self.replicas.run(master, [("EVAL", scripts.SAVE, 3, *keys, *args[:-1], "")],
+                                         (announce,))
+            return saved or None
         return self._save(keys=keys, args=args) or None
 
     def reschedule(self, code: str, version: int, deadline_ms: int | None) -> None:

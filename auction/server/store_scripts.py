@@ -2,7 +2,8 @@
 hash slot (see store.py), so a write is all or nothing and races are detected.
 
 ``SAVE`` publishes with the command its caller names (PUBLISH, or SPUBLISH on a
-cluster), on a channel in the same slot as the keys it writes.
+cluster), on a channel in the same slot as the keys it writes -- or, named none,
+leaves that to ``ANNOUNCE``, sent after a replica has the save (replicas.py).
 """
 
 CREATE = """
@@ -25,8 +26,17 @@ if ARGV[5] == '' then
 else
   redis.call('ZADD', KEYS[3], ARGV[5], ARGV[6])
 end
-redis.call(ARGV[8], ARGV[7], nv .. '\\n' .. ARGV[2])
+if ARGV[8] ~= '' then redis.call(ARGV[8], ARGV[7], nv .. '\\n' .. ARGV[2]) end
 return nv
+"""
+
+# Publish a room's record as saved, after its save (replicas.py: once a replica
+# has it) -- unless a later save has come, which publishes its own.
+ANNOUNCE = """
+local saved = redis.call('HMGET', KEYS[1], 'state', 'v')
+if saved[2] ~= ARGV[1] then return 0 end
+redis.call(ARGV[3], ARGV[2], saved[2] .. '\\n' .. saved[1])
+return 1
 """
 
 # Claim due deadlines by pushing them a lease into the future: the claimer
