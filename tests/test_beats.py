@@ -1,12 +1,16 @@
 """The worker's heartbeat batch while the store is away: its holds learn it, and
-nothing they noted is lost."""
+nothing they noted is lost; a store that answers nothing holds up no other shard."""
 
 from __future__ import annotations
+
+import threading
+import time
 
 import pytest
 import redis
 
 from auction.server import store
+from auction.server import beats as beats_module
 from auction.server.beats import Beats
 from auction.server.store import UNAVAILABLE, Store
 from harness import RedisServer
@@ -25,24 +29,88 @@ def test_a_hold_whose_heartbeat_cannot_be_written_learns_it_until_one_is():
         client.set(store.hold_key("ABCD", "p1"), "s1 1000")
         beats._thread = object()       # type: ignore[assignment]   # no loop: flushed by hand
         beats.add("s1", "ABCD", "p1", 1_000)
-        beats.flush()
+        beats.flush(wait=True)
         beats.check("s1")
         server.crash()
         beats.note("s1", 1_500, [42])
         with pytest.raises(UNAVAILABLE):
-            beats.flush()
+            beats.flush(wait=True)
         with pytest.raises(UNAVAILABLE):
             beats.check("s1")
         with pytest.raises(UNAVAILABLE):
-            beats.flush()              # nothing new since: the failed news is tried again
+            beats.flush(wait=True)              # nothing new since: the failed news is tried again
         with pytest.raises(UNAVAILABLE):
             beats.check("s1")
         server.start()
         client.set(store.hold_key("ABCD", "p1"), "s1 1000")
-        beats.flush()                  # the news the failed write carried
+        beats.flush(wait=True)                  # the news the failed write carried
         beats.check("s1")
         assert client.get(store.hold_key("ABCD", "p1")) == b"s1 1500"
         assert client.lrange(store.rtt_key("ABCD", "p1"), 0, -1) == [b"42"]
     finally:
         client.close()
         server.stop()
+
+
+class _Frozen:
+    """A store whose shard ``frozen`` answers nothing (a master that vanished: the
+    write waits until ``thaw``) while the others answer at once."""
+
+    def __init__(self, frozen: int):
+        self.frozen = frozen
+        self.thaw = threading.Event()
+        self.written: list[tuple[str, int, bool]] = []     # (code, alive ms, ended)
+
+    def beat_many(self, entries: list[tuple]) -> None:
+        if store.shard(entries[0][0]) == self.frozen:
+            self.thaw.wait(10)
+            raise redis.TimeoutError("Timeout reading from socket")
+        self.written += [(code, alive, ended) for code, _, _, alive, _, ended in entries]
+
+
+def _code_in_shard(k: int) -> str:
+    return next(c for c in (f"R{i:03d}" for i in range(1000)) if store.shard(c) == k)
+
+
+def test_a_store_that_answers_nothing_holds_up_no_other_shard_and_its_holds_learn_it():
+    """A vanished master refuses nothing: its heartbeat write just waits. The holds on
+    it must learn within LATE_S that their heartbeats are not kept (else another
+    worker releases them at a stale heartbeat without their players hearing of it),
+    and the heartbeats of the other shards go on being written meanwhile. The hold
+    that ends there writes nothing more (its socket's end must not wait either)."""
+    stuck, fine = _code_in_shard(0), _code_in_shard(1)
+    frozen = _Frozen(store.shard(stuck))
+    beats = Beats(frozen)         # type: ignore[arg-type]
+    beats._thread = object()      # type: ignore[assignment]   # no loop: flushed by hand
+    try:
+        beats.add("s1", stuck, "p1", 1_000)
+        beats.add("s2", fine, "p1", 1_000)
+        beats.flush()             # the frozen shard's write goes out and waits
+        started = time.monotonic()
+        alive = 1_000
+        while time.monotonic() - started < beats_module.LATE_S * 0.8:
+            beats.check("s1")     # not late yet: a slow write is no outage
+            beats.check("s2")
+            alive += 100
+            beats.note("s1", alive, [])
+            beats.note("s2", alive, [])
+            beats.flush()
+            time.sleep(0.1)
+        while time.monotonic() - started < beats_module.LATE_S * 1.5:
+            alive += 100
+            beats.note("s2", alive, [])
+            beats.flush()
+            time.sleep(0.1)
+        with pytest.raises(UNAVAILABLE):
+            beats.check("s1")
+        beats.check("s2")
+        assert beats.lost("s1") and not beats.lost("s2")
+        # The other shard's news was written flush after flush, none waiting for the stuck one.
+        assert [a for code, a, _ in frozen.written if code == fine][-1] == alive
+        beats.remove("s1")        # at once: no write to the store that answers nothing
+        assert time.monotonic() - started < beats_module.LATE_S * 1.5 + 1
+        beats.remove("s2")
+        assert frozen.written[-1] == (fine, alive, True)
+        assert all(code == fine for code, _, _ in frozen.written)
+    finally:
+        frozen.thaw.set()

@@ -11,27 +11,42 @@ at the socket's own pings, the heartbeat would lag a whole ping interval more.
 
 The heartbeat is what another worker's watchdog reads when this worker died
 with the socket (rooms.py), so it may lag one interval behind the hold's own
-last sign of life: well inside the watchdog's one second.
+last sign of life: well inside the watchdog's 1.5 s.
 
 A hold whose heartbeat cannot be written (its shard's store is away) must end
-(``check``), and stays marked so until a write of its news succeeds: a flush
-with nothing new to write proves nothing about the store, and what a failed
-write carried is kept for the next one.
+(``check``): another worker would take it for gone and release it at its last
+written heartbeat, without its player hearing of it. A store that died refuses
+the write at once; one that vanished (its machine gone, the network cut) answers
+nothing, and the write waits out the client's timeout. So each shard's write
+goes in a thread of its own -- a store that does not answer holds up no other
+shard's heartbeats -- and a shard whose write has been out for ``LATE_S`` counts
+as away as much as one whose write failed. Either way its holds stay marked until
+a write of their news succeeds: a flush with nothing new to write proves nothing
+about the store, and what a failed write carried is kept for the next one.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+import redis
 
 from .store import UNAVAILABLE, Store, shard
 
 log = logging.getLogger(__name__)
 
 INTERVAL_S = 0.2
+# A shard whose heartbeat write has been out this long is taken for away. Far above
+# a write's time on a busy worker (a few ms; the watchdog allows 800 ms for a busy
+# worker, rooms.ORPHAN_MS), and below the store client's timeout (2 s on a cluster,
+# connection.cluster_options): a hold learns it before a stuck write, tried again
+# on a promoted replica, could make its heartbeat look fresh again.
+LATE_S = 1.0
 
 
 @dataclass
@@ -46,6 +61,7 @@ class Beat:
     dirty: bool = True
     away: Exception | None = None       # why its last write failed, until one succeeds
     read: Callable[[], tuple[int, list[int]]] | None = None    # the socket's news, now
+    lost: bool = False                  # a write of its news ever failed or came late
 
 
 class Beats:
@@ -56,6 +72,8 @@ class Beats:
         self._beats: dict[str, Beat] = {}
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        self._writing: dict[int, float] = {}    # shard -> when its write under way began
+        self._failed: dict[int, Exception] = {}     # shards whose last write failed
 
     def add(self, owner: str, code: str, pid: str, alive_ms: int,
             read: Callable[[], tuple[int, list[int]]] | None = None) -> None:
@@ -81,58 +99,105 @@ class Beats:
             return list(reversed(beat.samples)) if beat else []
 
     def remove(self, owner: str) -> None:
-        """The hold ended: write what it still had, and mark its slot free."""
+        """The hold ended: write what it still had, and mark its slot free -- unless its
+        store is away: then the store keeps the last heartbeat it was given (another
+        worker releases the hold there), and the socket's end waits for no write."""
         with self._lock:
             beat = self._beats.pop(owner, None)
-        if beat is not None:
+        if beat is not None and not self._away(beat):
             self.store.beat_many([(beat.code, beat.pid, beat.owner, beat.alive_ms,
                                    beat.samples, True)])
 
-    def flush(self) -> None:
-        """Write every hold's news: one call per shard. A shard whose write fails keeps
-        its holds' news for the next flush and marks them away; then the first failure
-        is raised, once every shard has been tried."""
+    def flush(self, wait: bool = False) -> None:
+        """Write every hold's news: one call per shard, each in its own thread. A shard
+        whose last write is still out is passed over (its news wait for the next
+        flush). ``wait``: return once the writes are done, raising the first failure."""
         for b in list(self._beats.values()):
             if b.read is not None:
                 self.note(b.owner, *b.read())
         with self._lock:
             batch: dict[int, list[tuple[Beat, list[int]]]] = defaultdict(list)
             for b in self._beats.values():
-                if b.dirty:
-                    batch[shard(b.code)].append((b, b.samples))
+                k = shard(b.code)
+                if b.dirty and k not in self._writing:
+                    batch[k].append((b, b.samples))
                     b.samples, b.dirty = [], False
+            now = time.monotonic()
+            for k in batch:
+                self._writing[k] = now
+        writers = [threading.Thread(target=self._write, args=(k, entries), daemon=True,
+                                    name=f"beats-{k}") for k, entries in batch.items()]
+        for w in writers:
+            w.start()
+        if wait:
+            for w in writers:
+                w.join()
+            failed = [self._failed[k] for k in batch if k in self._failed]
+            if failed:
+                raise failed[0]
+
+    def _write(self, k: int, entries: list[tuple[Beat, list[int]]]) -> None:
+        """One shard's write. A failure keeps its holds' news for the next flush and
+        marks them away."""
+        with self._lock:        # late counts from the write itself, not from its thread's start
+            self._writing[k] = time.monotonic()
         failed: Exception | None = None
-        for entries in batch.values():
-            try:
-                self.store.beat_many([(b.code, b.pid, b.owner, b.alive_ms, samples, False)
-                                      for b, samples in entries])
-            except UNAVAILABLE as exc:
-                failed = failed or exc
-                with self._lock:
-                    for b, samples in entries:
-                        b.samples[:0] = samples
-                        b.dirty, b.away = True, exc
-            else:
-                for b, _ in entries:
+        try:
+            self.store.beat_many([(b.code, b.pid, b.owner, b.alive_ms, samples, False)
+                                  for b, samples in entries])
+        except UNAVAILABLE as exc:
+            failed = exc
+        except Exception:       # not the store's absence: the news is dropped, not retried
+            log.exception("heartbeats not written")
+        with self._lock:
+            del self._writing[k]
+            for b, samples in entries:
+                if failed is None:
                     b.away = None
-        if failed is not None:
-            raise failed
+                else:
+                    b.samples[:0] = samples
+                    b.dirty, b.away, b.lost = True, failed, True
+            if failed is None and self._failed.pop(k, None) is not None:
+                log.warning("heartbeats of shard %d written again", k)
+            elif failed is not None and k not in self._failed:
+                self._failed[k] = failed
+                log.warning("heartbeats of shard %d not written: the store is away (%s)",
+                            k, failed)
+            elif failed is not None:
+                self._failed[k] = failed
+
+    def _away(self, beat: Beat) -> Exception | None:
+        """Why this hold's heartbeat is not being kept: its last write failed, or its
+        shard's write has been out for longer than LATE_S; None: it is kept."""
+        if beat.away is not None:
+            return beat.away
+        began = self._writing.get(shard(beat.code))
+        if began is not None and time.monotonic() - began > LATE_S:
+            beat.lost = True
+            return redis.TimeoutError(f"heartbeat not written for "
+                                      f"{time.monotonic() - began:.1f} s")
+        return None
 
     def check(self, owner: str) -> None:
-        """Raise what the last write of this hold's heartbeat raised, until one succeeds:
-        a hold whose heartbeat cannot be kept ends, as its socket would if it wrote the
-        heartbeat itself (web/hold.py says 'unavailable'); another worker releases it
-        at its last written heartbeat."""
+        """Raise why this hold's heartbeat is not being kept (``_away``): a hold whose
+        heartbeat cannot be kept ends, as its socket would if it wrote the heartbeat
+        itself (web/hold.py says 'unavailable'); another worker releases it at its
+        last written heartbeat."""
         beat = self._beats.get(owner)
-        if beat is not None and beat.away is not None:
-            raise beat.away
+        away = self._away(beat) if beat is not None else None
+        if away is not None:
+            raise away
+
+    def lost(self, owner: str) -> bool:
+        """Whether a write of this hold's heartbeat ever failed or came late: then a
+        release by someone else was the store's absence (holds.py)."""
+        beat = self._beats.get(owner)
+        return beat is not None and beat.lost
 
     def _run(self) -> None:
         stop = threading.Event()
         while not stop.wait(INTERVAL_S):
             try:
                 self.flush()
-            except UNAVAILABLE:
-                log.warning("heartbeats not written: the store is away")
             except Exception:
                 log.exception("heartbeats not written")
