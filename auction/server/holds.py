@@ -168,8 +168,12 @@ class Hold:
         (whoever fired it -- this hold's ``due`` or another worker's tick), or the
         round went away."""
         room = self._news()
-        if room is None:
-            return None
+        return None if room is None else self._ending(room)
+
+    def _ending(self, room: Room, store_away: bool = False) -> Ending | None:
+        """None if ``room`` still has this hold; else why it ended there. ``store_away``:
+        this hold's heartbeat once went unwritten, so a release by another worker's
+        watchdog was the store's absence."""
         rnd = room.game.current
         hold = rnd.holds.get(self.seat or "") if rnd and rnd.number == self.round else None
         if hold is not None and hold.release_ms is None:
@@ -178,7 +182,7 @@ class Hold:
             ran_out = hold.release_ms >= self.runs_out
         else:
             ran_out = self.rooms.clock.now_ms() >= self.runs_out
-        return "bank_empty" if ran_out else "round_over"
+        return "bank_empty" if ran_out else "unavailable" if store_away else "round_over"
 
     def _news(self) -> Room | None:
         """The room as last published, if that knows this press; None: no news since.
@@ -215,24 +219,31 @@ class Hold:
             return "connection_lost"
         return None
 
-    def release(self, arrived_ms: int) -> None:
+    def release(self, arrived_ms: int) -> Ending | None:
         """Let go at a moment the client's frames arrived (its release, its close, or
-        its last sign of life), dated back by the player's latency."""
+        its last sign of life), dated back by the player's latency. None: this let go;
+        else why the hold had already ended (another worker released it, say, while
+        the store was away): never dropped without a word to the player."""
         assert self.round is not None
         rtt = self._rtt() if self.cap_ms > 0 else None
         dating = ReleaseDating(arrived_ms, rtt, self.cap_ms, self.round, self.spend_ms)
         moments: list[int] = []
+        held: list[bool] = []       # whether the room, as loaded, still had this hold
 
         def moment(room: Room) -> int:
+            held.append(self._ending(room) is None)
             moments.append(dating.moment(room))
             return moments[-1]
 
         try:
-            self.rooms.release(self.code, self.token, moment)
+            outcome = self.rooms.release(self.code, self.token, moment)
         except (rules.NotAllowed, NoSuchRoom):
-            return
+            return "round_over"         # the seat or the room is gone
+        if held and not held[-1]:
+            return self._ending(outcome.room, self.beats.lost(self.sid)) or "round_over"
         if moments:     # the compensation applied, for the worker's metrics
             self.dated_back_ms = arrived_ms - moments[-1]
+        return None
 
     def close(self) -> None:
         """The socket ends: stop listening, write the heartbeat's last news, free the slot."""

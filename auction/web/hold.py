@@ -60,6 +60,7 @@ class HoldSocket:
         self.tls = request.is_secure
         self.drain = operations.drain()
         self.hold: Hold | None = None
+        self.ended: Ending | None = None    # what the server said ended the hold
         # Only a floor for holds too short for any ping answer: behind a proxy
         # the kernel sees the proxy, not the phone.
         self.kernel_rtt_ms = kernel_rtt_ms(ws.sock)
@@ -98,6 +99,9 @@ class HoldSocket:
         self.send(refused_message(reason))
 
     def end(self, reason: Ending) -> None:
+        if self.ended is not None:      # said once: the first reason is the true one
+            return
+        self.ended = reason
         metrics.ENDED.labels(reason).inc()
         self.send(released_message(reason))
 
@@ -140,7 +144,11 @@ class HoldSocket:
             return self.refuse(refusal)
         metrics.HOLDS.inc()
         self.send(in_message(os.getpid() if current_app.config["EXPOSE_WORKER"] else None))
-        self._watch(hold)
+        try:
+            self._watch(hold)
+        except UNAVAILABLE:     # said now, not after the socket's close and drain
+            self.end("unavailable")
+            raise
         if hold.dated_back_ms is not None:
             metrics.COMPENSATION.observe(hold.dated_back_ms)
 
@@ -176,9 +184,14 @@ class HoldSocket:
             except ConnectionClosed:
                 message = None
             if is_release_message(message):
-                return hold.release(self.tap.text_ms[-1] if self.tap.text_ms else now_ms())
+                return self._let_go(hold, self.tap.text_ms[-1] if self.tap.text_ms else now_ms())
             if not self.ws.connected:
-                return hold.release(self.tap.closed_ms or now_ms())
+                return self._let_go(hold, self.tap.closed_ms or now_ms())
+
+    def _let_go(self, hold: Hold, at_ms: int) -> None:
+        ended = hold.release(at_ms)
+        if ended is not None:   # the hold had ended before (say, the store was away): say why
+            self.end(ended)
 
     def _ping(self, now: int, beat: bool = False) -> None:
         """A ping, and with ``beat`` the beat message behind it in the same write."""
