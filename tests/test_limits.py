@@ -252,3 +252,30 @@ def test_a_table_of_eight_behind_one_router_is_never_limited(real, redis_url):
         assert token not in keys and token not in log
     for phone in phones:
         phone.stop()
+
+
+def test_a_seated_device_holds_in_its_own_game_whatever_its_misses(real, redis_url):
+    """A device that spent its own misses (20 a minute) on made-up codes is refused
+    those lookups, but its hold socket in its own game meets no limit at all; a
+    stranger's device with the same misses spent meets them at its socket too."""
+    forget_counts(redis_url)
+    rng = random.Random(9)
+    host, me, stranger = Player(real.url), Player(real.url), Player(real.url)
+    code = host.create("Host", "stake")
+    me.join(code, "Me")
+    host.post(f"/r/{code}/settings", {"ready_ms": 10_000})
+    host.post(f"/r/{code}/start")
+    stranger.http.get(f"{real.url}/", timeout=5)            # a device of its own
+    stranger.code = code
+    for device in (me, stranger):
+        statuses = [device.http.get(f"{real.url}/r/{random_code(rng, redis_url)}/state",
+                                    timeout=5).status_code for _ in range(25)]
+        assert statuses[:20] == [404] * 20 and set(statuses[20:]) == {429}, statuses
+    hold = me.press()
+    assert hold.first == {"type": "in"}, hold.first
+    with pytest.raises(websocket.WebSocketBadStatusException) as refused:
+        stranger.open_hold()
+    assert refused.value.status_code == 429
+    hold.release()
+    for p in (host, me, stranger):
+        p.stop()

@@ -141,11 +141,13 @@ class Service:
 
     # -- the hold socket and the limits ----------------------------------------------
 
-    def hold(self, code: str, token: str, pressed_ms: int, tls: bool, line: Line) -> Hold:
+    def hold(self, code: str, token: str, pressed_ms: int, tls: bool, line: Line,
+             room: Room | None = None) -> Hold:
         """A press of room ``code``'s hold socket that arrived at ``pressed_ms``, heard
         through ``line``; NoSuchRoom if there is no such room. Its ``seat`` is None if
-        this device is not seated there."""
-        room = self.load(code)
+        this device is not seated there. ``room``: the room as this request already
+        loaded it (to find the seat for the limits), so the press loads it once less."""
+        room = self.load(code) if room is None else room
         return Hold(self.rooms, self.hub, self.beats, self.cap_ms, code, token, room,
                     pressed_ms, tls, line)
 

@@ -28,7 +28,7 @@ from ..server import (BEAT_MESSAGE, UNAVAILABLE, Ending, Hold, NoSuchRoom, Refus
                       is_release_message, refused_message, released_message)
 from . import limits, metrics, operations
 from .capacity import capacity
-from .common import room_code, services
+from .common import load_room, room_code, services
 from .tap import Tap, kernel_rtt_ms
 
 sock = Sock()
@@ -108,7 +108,7 @@ class HoldSocket:
     def run(self) -> None:
         try:
             hold = self.hold = self.svc.hold(self.code, self.token, self.pressed_ms, self.tls,
-                                             self)
+                                             self, load_room(self.code))
         except NoSuchRoom:
             limits.missed_room()
             return self.refuse("no_room")

@@ -152,12 +152,22 @@ def init(app: Flask, client) -> Limiter:
                                        "key_prefix": "ta:limit"}}
     limiter = Limiter(key_func=address, application_limits=limits,
                       strategy="sliding-window-counter", **storage)
+    limiter.request_filter(_own_hold)
     limiter.init_app(app)
     app.extensions["auction_limiter"] = limiter
     app.extensions["auction_mint"] = parse_many(_scaled(MINT, scale))
     app.extensions["auction_caps"] = {name: max(1, round(app.config[name] * scale))
                                       for name in CAPS}
     return limiter
+
+
+def _own_hold() -> bool:
+    """A seated device's hold socket in its own room: that game's hot path (a press a
+    round), which no limit of its address or its device counts or refuses -- it is
+    exempt from every one, so the limiter does none of its per-request work; the
+    device's cap on open holds (``hold_lease``) still applies. Everyone else's hold
+    socket meets the limits like any lookup."""
+    return request.endpoint == "__flask_sock.hold" and seated()
 
 
 def _not(test):
