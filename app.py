@@ -19,6 +19,7 @@ if __name__ == "__main__":
 
     import gevent
 
+    from auction.web.collector import settle
     from auction.web.http_server import serve
 
     port = int(os.environ.get("PORT", "8000"))
@@ -31,6 +32,7 @@ if __name__ == "__main__":
     listener.listen(1024)
     # gevent's server with idle and header timeouts and bounded request heads.
     server = serve(listener, app)
+    settle(app)     # the garbage collector's pauses (auction/web/collector.py)
     # On SIGTERM, drain (auction/web/operations.py: no new streams or holds, the
     # holds under way finish, streams close), then stop cleanly, so exit handlers
     # run and an embedded Redis this process started is shut down, not left behind.

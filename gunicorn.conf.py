@@ -53,6 +53,10 @@ def post_worker_init(worker):
     signal.signal(signal.SIGTERM, on_term)
     signal.siginterrupt(signal.SIGTERM, False)
 
+    from auction.web.collector import settle     # the collector's pauses (docs/scaling.md)
+
+    settle(worker.wsgi)
+
 
 def child_exit(server, worker):
     from prometheus_client import multiprocess

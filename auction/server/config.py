@@ -73,6 +73,12 @@ class Config:
     # finish, for at most this long, before it closes its streams and exits
     # (web/operations.py); gunicorn.conf.py gives gunicorn's graceful_timeout more.
     DRAIN_S = float(os.environ.get("DRAIN_S", "10"))
+    # The cyclic garbage collector's full pass stops a worker for as long as it takes
+    # to visit every live object: 100-200 ms with 500 players on it, a pause every
+    # hold and stream of the worker feels (web/collector.py). It runs after this many
+    # passes of the middle generation (CPython's default: 10, every few seconds under
+    # load); the young generations still run as often as ever.
+    GC_FULL_EVERY = int(os.environ.get("GC_FULL_EVERY", "1000"))
     # Unset: /metrics answers only requests made on this machine to the worker
     # itself; set: requests with "Authorization: Bearer <token>" (web/metrics.py).
     METRICS_TOKEN = os.environ.get("METRICS_TOKEN") or None

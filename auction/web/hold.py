@@ -227,3 +227,8 @@ def hold(ws, code: str) -> None:
             session.end("unavailable")
         else:
             session.refuse("unavailable")
+    finally:
+        # The hold knows its socket as its line: without this the two, and the room the
+        # hold loaded, would outlive the socket as a cycle that only the collector's
+        # full pass frees -- hundreds a second on a busy worker (docs/scaling.md).
+        session.hold = None
