@@ -156,7 +156,12 @@
           vibrate([100, 60, 100]);
           drop(W.bankRanOut);
         } else if (m.reason === 'connection_lost') lost();
-        else drop('');
+        else if (m.reason === 'unavailable') {
+          // The store went away: the server charged the hold up to its last heartbeat,
+          // which the page knows no better than the last moment it heard the server.
+          if (view.phase === 'spending' && state === 'in') bid = { round: view.round, ms: spentUntil(heard) };
+          drop(W.releasedUnavailable);
+        } else drop('');
       }
     };
     sock.onclose = function () { if (sock === ws) lost(); };
