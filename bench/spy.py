@@ -79,6 +79,9 @@ def summarize(paths: list[Path]) -> str:
 def record(pid: int, seconds: int, out: Path) -> subprocess.Popen:
     """Start sampling ``pid`` for ``seconds`` into ``out`` (py-spy's raw format)."""
     py_spy = Path(sys.executable).with_name("py-spy")
+    if not py_spy.exists():     # a profiler, not something the game or its tests need
+        raise SystemExit(f"--profile needs py-spy beside {Path(sys.executable).name}: "
+                         f"{Path(sys.executable).with_name('pip')} install py-spy")
     return subprocess.Popen([str(py_spy), "record", "--nonblocking", "--idle", "-r", "200",
                              "-d", str(seconds), "-f", "raw", "-o", str(out), "-p", str(pid)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
