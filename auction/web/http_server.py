@@ -79,6 +79,13 @@ class BoundedHandler(pywsgi.WSGIHandler):
         finally:
             self._stop_head_timer()
 
+    def handle_one_response(self):
+        super().handle_one_response()
+        if self._connection_upgrade_requested():
+            # A hold socket has ended: its connection carries nothing more. Kept open,
+            # the client's close frame that follows would be read as a next request.
+            self.close_connection = True
+
     def _stop_head_timer(self) -> None:
         if self._head_timer is not None:
             self._head_timer.close()
