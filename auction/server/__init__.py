@@ -17,6 +17,7 @@ from .connection import cluster_options, connect
 from .hold_messages import (BEAT_MESSAGE, ENDINGS, REFUSALS, Ending, Refusal, in_message,
                             is_release_message, refused_message, released_message)
 from .holds import Hold, Line
+from .jsontext import dumps as to_json
 from .leases import Lease
 from .record import Room, digest
 from .rooms import Conflict
@@ -27,4 +28,4 @@ from .watch import Watch
 __all__ = ["BEAT_MESSAGE", "ENDINGS", "REFUSALS", "UNAVAILABLE", "Config", "Conflict", "Ending", "Finished", "Hold",
            "Lease", "Line", "NoSuchRoom", "Refusal", "Room", "Service", "View", "Watch",
            "cluster_options", "connect", "digest", "in_message", "is_release_message",
-           "load_secret_key", "refused_message", "released_message", "valid_code"]
+           "load_secret_key", "refused_message", "released_message", "to_json", "valid_code"]

@@ -23,7 +23,6 @@ heard nothing for ``SILENT_S`` is taken for lost like a broken one.
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
@@ -32,7 +31,7 @@ from typing import Any
 
 from redis.cluster import RedisCluster
 
-from . import store
+from . import jsontext, store
 from .record import Room
 
 log = logging.getLogger(__name__)
@@ -292,7 +291,7 @@ class Hub:
     def _deliver(self, chan: str, data: bytes) -> None:
         code = store.code_of_channel(chan)
         version, _, payload = data.partition(b"\n")
-        news = Published(int(version), json.loads(payload))
+        news = Published(int(version), jsontext.loads(payload))
         with self._lock:
             listeners = list(self._listeners.get(code, ()))
         for listener in listeners:

@@ -23,7 +23,6 @@ pub/sub, Redis 7), so a change travels only within its shard's node.
 
 from __future__ import annotations
 
-import json
 import os
 import zlib
 from typing import Any, cast
@@ -31,6 +30,7 @@ from typing import Any, cast
 import redis
 from redis.cluster import RedisCluster
 
+from . import jsontext
 from . import store_scripts as scripts
 from .replicas import Replicas
 from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
@@ -162,7 +162,7 @@ class Store:
     def create(self, code: str, record: dict) -> bool:
         """Reserve ``code`` and store its first record; False if the code is taken."""
         keys = [room_key(code), code_key(code)]
-        args = [json.dumps(record), LOBBY_TTL_S, LOBBY_TTL_S + CODE_COOLDOWN_S]
+        args = [jsontext.dumps(record), LOBBY_TTL_S, LOBBY_TTL_S + CODE_COOLDOWN_S]
         master = self.replicas.master(keys[0])
         if master is not None:
             created, = self.replicas.run(master, [("EVAL", scripts.CREATE, 2, *keys, *args)])
@@ -174,13 +174,13 @@ class Store:
         state, version = self.redis.hmget(room_key(code), "state", "v")
         if state is None:
             raise NoSuchRoom(code)
-        return json.loads(state), int(version)
+        return jsontext.loads(state), int(version)
 
     def save(self, code: str, version: int, record: dict, deadline_ms: int | None,
              ttl_s: int) -> int | None:
         """Write if still at ``version``; returns the new version, or None on a lost race."""
         keys = [room_key(code), code_key(code), deadlines_key(shard(code))]
-        args = [str(version), json.dumps(record), ttl_s, ttl_s + CODE_COOLDOWN_S,
+        args = [str(version), jsontext.dumps(record), ttl_s, ttl_s + CODE_COOLDOWN_S,
                 "" if deadline_ms is None else deadline_ms, code, channel(code), self.publish]
         master = self.replicas.master(keys[0])
         if master is not None:

@@ -11,14 +11,13 @@ locally from the values they were sent).
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterator
 
 from flask import Blueprint, Response, g, request
 from flask.typing import ResponseReturnValue
 
-from ..server import View
+from ..server import View, to_json
 from . import limits, operations, render
 from .capacity import capacity
 from .common import room_code, services
@@ -60,7 +59,7 @@ class Renderer:
             return []
         self.last = key
         if self.as_json:
-            return [sse("view", json.dumps(view))]
+            return [sse("view", to_json(view))]
         out = []
         for name, html in self.parts(view, self.ctx).items():
             if self.sent.get(name) != html:
