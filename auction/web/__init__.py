@@ -23,7 +23,7 @@ from ..game import rules
 from ..server import Conflict, NoSuchRoom
 from . import (actions, api, capacity, delivery, hold, hosts, i18n, identity, limits,
                operations, outage, pages, results, room, screen, stream)
-from .common import csrf_token, services
+from .common import HOLD_ENDPOINT, csrf_token, services
 from .respond import error, status_of
 from .words import N_, refusal
 
@@ -31,7 +31,6 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' 
        "connect-src 'self'; manifest-src 'self'; worker-src 'self'; base-uri 'none'; "
        "form-action 'self'; frame-ancestors 'none'")
 
-HOLD_ENDPOINT = "__flask_sock.hold"
 NO_DEVICE = N_("too many new devices from your address; try again in a minute")
 
 

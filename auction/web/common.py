@@ -9,6 +9,9 @@ from flask import current_app, g
 
 from ..server import NoSuchRoom, Room, Service, View, valid_code
 
+# Flask's name for the hold socket's route (flask-sock's blueprint, web/hold.py).
+HOLD_ENDPOINT = "__flask_sock.hold"
+
 
 def services() -> Service:
     """The worker's one face of the server (see create_app)."""

@@ -33,12 +33,12 @@ from limits import parse_many
 from redis.cluster import RedisCluster
 
 from ..server import Lease, NoSuchRoom, cluster_options
-from .common import invite_token, load_room, room_code, services
+from .common import HOLD_ENDPOINT, invite_token, load_room, room_code, services
 from .identity import address, device
 
 # Every endpoint that looks a room up by its code, and so could tell a guesser
 # whether a code exists.
-LOOKUPS = {"room.room_page", "api.state", "stream.events", "actions.join", "__flask_sock.hold",
+LOOKUPS = {"room.room_page", "api.state", "stream.events", "actions.join", HOLD_ENDPOINT,
            "results.page", "results.as_json", "results.as_csv", "screen.screen", "screen.screen_events"}
 CREATES = {"actions.create_room", "actions.create_solo"}
 
@@ -167,7 +167,7 @@ def _own_hold() -> bool:
     exempt from every one, so the limiter does none of its per-request work; the
     device's cap on open holds (``hold_lease``) still applies. Everyone else's hold
     socket meets the limits like any lookup."""
-    return request.endpoint == "__flask_sock.hold" and seated()
+    return request.endpoint == HOLD_ENDPOINT and seated()
 
 
 def _not(test):

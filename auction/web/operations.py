@@ -29,6 +29,7 @@ from flask import Flask, current_app, g, request
 from ..server import Watch
 from . import metrics
 from .capacity import Capacity
+from .common import HOLD_ENDPOINT
 from .respond import error
 from .words import N_
 
@@ -39,7 +40,7 @@ READY_EVERY_S = 1.0     # the store is pinged at most this often for /readyz
 POLL_S = 0.05           # how often the drain looks whether the holds are done
 LET_GO_S = 1.0          # past the grace, time for the last holds to be let go
 # What a draining worker no longer takes: the long-lived answers.
-DRAINED = {"stream.events", "screen.screen_events", "__flask_sock.hold"}
+DRAINED = {"stream.events", "screen.screen_events", HOLD_ENDPOINT}
 MESSAGE = N_("this server is restarting; try again in a moment")
 
 
