@@ -22,7 +22,9 @@ def test_a_hold_ended_by_an_outage_says_so(server, open_phone):
     phone.create_room(page, server.url, "Una", preset="stake")
     page.tap("form[action$='/bots'] button[type=submit]")
     phone.players_listed(page, 2)
-    phone.fast(page, rounds=1, free_ms=0)
+    # A countdown long enough for a press through Playwright's socket relay on a loaded
+    # machine (at 2 s it once came after go, refused 'too_late').
+    phone.fast(page, rounds=1, free_ms=0, ready_ms=6_000)
     sockets = []
 
     def through(ws):             # the hold socket, passed on both ways
