@@ -60,9 +60,10 @@ COLUMNS = [("players", 7), ("workers", 7), ("holds", 6), ("err p50", 8), ("p99",
 
 
 def child(base: str, rooms: int, late: int, late_s: float, rounds: int, seed: int,
-          ramp_s: float, queue, go) -> None:
+          ramp_s: float, queue, go, json_streams: bool = False) -> None:
     """One generator process: set up its rooms, say so, wait for the start, play;
     ``late`` more rooms arrive while the games run."""
+    loadgen.use_json_streams(json_streams)
     tally = loadgen.Tally()
 
     async def main():
@@ -88,14 +89,15 @@ class Meter:
         self.pids = pids
         self.procs = [psutil.Process(pid) for pid in pids]
         self.cpu0 = self._cpu()
+        self.sys0 = self._cpu(system=True)
         self.peak_rss = 0
 
-    def _cpu(self) -> float:
+    def _cpu(self, system: bool = False) -> float:
         total = 0.0
         for p in self.procs:
             try:
                 t = p.cpu_times()
-                total += t.user + t.system
+                total += t.system if system else t.user + t.system
             except psutil.NoSuchProcess:
                 pass
         return total
@@ -112,10 +114,14 @@ class Meter:
     def cpu_s(self) -> float:
         return self._cpu() - self.cpu0
 
+    def system_s(self) -> float:
+        """The part of cpu_s spent in the kernel (socket calls, loopback networking)."""
+        return self._cpu(system=True) - self.sys0
+
 
 def run_step(players: int, workers: int, rounds: int, procs: int, ramp_s: float,
              store: RedisServer, root: Path, profile: Path | None = None, late: int = 0,
-             late_s: float = 6.0, env: dict | None = None) -> dict:
+             late_s: float = 6.0, env: dict | None = None, json_streams: bool = False) -> dict:
     """Serve, set up, play, measure: one row of the table."""
     rooms = max(1, players // 4)
     late_rooms = late // 4
@@ -132,7 +138,7 @@ def run_step(players: int, workers: int, rounds: int, procs: int, ramp_s: float,
     shares = [rooms // procs + (i < rooms % procs) for i in range(procs)]
     lates = [late_rooms // procs + (i < late_rooms % procs) for i in range(procs)]
     kids = [ctx.Process(target=child, args=(server.url, n, lates[i], late_s, rounds, i + 1, ramp_s,
-                                            queue, gos[i]), daemon=True)
+                                            queue, gos[i], json_streams), daemon=True)
             for i, n in enumerate(shares)]
     try:
         for k in kids:
@@ -164,7 +170,7 @@ def run_step(players: int, workers: int, rounds: int, procs: int, ramp_s: float,
         wall = time.monotonic() - started
         machine = _busy_s() - machine0
         # Read while the workers live: a worker that drains and exits on stop is gone.
-        app_s, red_s = app.cpu_s(), red.cpu_s()
+        app_s, red_s, app_sys_s = app.cpu_s(), red.cpu_s(), app.system_s()
         for k in kids:
             k.join(30)
         for s in spies:
@@ -177,7 +183,8 @@ def run_step(players: int, workers: int, rounds: int, procs: int, ramp_s: float,
     row = merge(tallies)
     played = rooms + row["late_admitted"]
     row.update(players=played * 4, workers=workers, rooms=played, wall_s=wall,
-               app_cpu=100 * app_s / wall, app_mb=app.peak_rss / 2**20,
+               app_cpu=100 * app_s / wall, app_system=100 * app_sys_s / max(app_s, 1e-9),
+               app_mb=app.peak_rss / 2**20,
                cpu_ms_per_player_round=1000 * app_s / (played * 4 * rounds),
                redis_cpu=100 * red_s / wall, kb_per_room=memory / 1024 / rooms,
                gen_cpu=100 * sum(t["cpu_s"] for t in tallies) / wall,
@@ -239,6 +246,7 @@ def notes(row: dict) -> str:
              *([f"rooms arriving mid-run: {row['late_admitted']} let in, {row['turned_away']} "
                 "turned away (503)"] if row["late_admitted"] + row["turned_away"] else []),
              f"generator lag up to {row['gen_lag_ms']:.0f} ms",
+             f"{row['app_system']:.0f}% of the workers' CPU in the kernel",
              f"machine busy {row['machine_cpu']:.0f}% of {psutil.cpu_count()} cores, of which "
              f"{max(0.0, row['others_cpu']):.0f}% outside the bench's processes (other jobs; "
              f"kernel work such as loopback networking); load average {row['load']:.1f}"]
@@ -266,6 +274,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--root", type=Path, default=HERE.parent,
                         help="the checkout to serve (e.g. an export of main, for a baseline)")
     parser.add_argument("--smoke", action="store_true", help="8 players, 1 worker, 1 round")
+    parser.add_argument("--json-streams", action="store_true",
+                        help="players follow the JSON view stream, not the phone's HTML parts")
     parser.add_argument("--late", type=int, default=0,
                         help="players more, in rooms arriving while the games run (overload)")
     parser.add_argument("--late-s", type=float, default=6.0,
@@ -289,7 +299,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
                 # stamps and pong answers late too) shows as the server's error.
                 procs = args.procs or min(4, math.ceil(players / PLAYERS_PER_PROC))
                 row = run_step(players, workers, args.rounds, procs, args.ramp, store, args.root,
-                               args.profile, args.late, args.late_s, env)
+                               args.profile, args.late, args.late_s, env, args.json_streams)
                 rows.append(row)
                 print(format_row(row), flush=True)
     finally:

@@ -1,8 +1,11 @@
 """The players of bench/load.py: rooms of four playing short games, on asyncio.
 
-Each player speaks the public protocol as a phone does: JSON posts, its JSON
-view stream (``/r/<CODE>/events?format=json``, reconnecting like EventSource)
-and one hold socket per press. Each round it presses at a random moment of the
+Each player speaks the public protocol as a phone does: JSON posts, its view
+stream (``/r/<CODE>/events``, reconnecting like EventSource) and one hold
+socket per press. The stream is the phone's own, HTML parts, by default (what
+the phase is, the round and the countdown are read from the parts' data
+attributes, the final table from ``/r/<CODE>/state`` once the game ended);
+``use_json_streams()`` makes it the JSON view stream instead. Each round it presses at a random moment of the
 countdown, lets go 0.3-2.5 s after *its own stream* showed spending, and notes
 what it measured; after the game the charged bids are read from the final view.
 One asyncio loop (uvloop when installed) drives hundreds of players, so the
@@ -15,6 +18,7 @@ import argparse
 import asyncio
 import json
 import random
+import re
 import resource
 import time
 from collections import Counter
@@ -33,6 +37,20 @@ RETRY_S = 0.5            # a post answered 503 (or not at all) is retried after 
 # A round cannot end before its entry closes, go + the longest entry grace (rules.entry_close):
 # a result is late only counted from then, or from the last release if that came later.
 ENTRY_CLOSE_S = longest_entry_wait(Config.HOLD_COMP_CAP_MS) / 1000
+
+
+# The phone's stream: its status part carries the phase and round, its countdown timer
+# the time to go, and its players part (in the lobby) one item per seat.
+STATE = re.compile(rb'data-phase="(\w+)" data-round="(\d+)"')
+TIMER = re.compile(rb'class="timer[^"]*" data-deadline-ms="(\d*)"')
+SEAT = re.compile(rb'<li class="player')
+JSON_STREAMS = False
+
+
+def use_json_streams(on: bool = True) -> None:
+    """Follow the JSON view stream (``?format=json``) instead of the phone's HTML."""
+    global JSON_STREAMS
+    JSON_STREAMS = on
 
 
 class TurnedAway(Exception):
@@ -126,7 +144,8 @@ class Player:
     # -- the view stream -------------------------------------------------------
 
     async def follow(self) -> None:
-        url = f"{self.base}/r/{self.code}/events?format=json"
+        url = f"{self.base}/r/{self.code}/events" + ("?format=json" if JSON_STREAMS else "")
+        seen = {"phase": "lobby", "round": 0, "deadline_ms": None, "players": []}
         loop = asyncio.get_running_loop()
         timeout = aiohttp.ClientTimeout(total=None, sock_connect=10, sock_read=None)
         while not self.done:
@@ -145,6 +164,8 @@ class Player:
                             elif not line and data:
                                 if event == b"view":
                                     self._got(loop.time(), json.loads(b"\n".join(data)))
+                                elif event in (b"status", b"players"):
+                                    self._parsed(loop.time(), event, b"\n".join(data), seen)
                                 event, data = b"", []
             except (aiohttp.ClientError, asyncio.TimeoutError, ValueError):
                 pass
@@ -152,6 +173,31 @@ class Player:
                 return
             self.tally.reconnects += 1
             await asyncio.sleep(RETRY_S)
+
+    def _parsed(self, at: float, event: bytes, html: bytes, seen: dict) -> None:
+        """Note what an HTML part says as a (partial) view: the phone reads the same."""
+        if event == b"players":
+            if seen["phase"] != "lobby":
+                return
+            seen["players"] = [None] * len(SEAT.findall(html))
+        else:
+            state = STATE.search(html)
+            if state is None:
+                return
+            timer = TIMER.search(html)
+            seen.update(phase=state[1].decode(), round=int(state[2]),
+                        deadline_ms=int(timer[1]) if timer and timer[1] else None)
+        self._got(at, dict(seen))
+
+    async def final_view(self) -> None:
+        """After the game: the whole view as JSON (the HTML stream is only read for
+        its phases), for the final table of bids."""
+        if JSON_STREAMS:
+            return
+        async with self.http.get(f"{self.base}/r/{self.code}/state",
+                                 headers=self._headers()) as resp:
+            if resp.status == 200:
+                self.views.append((asyncio.get_running_loop().time(), await resp.json()))
 
     def _got(self, at: float, view: dict) -> None:
         self.views.append((at, view))
@@ -343,17 +389,19 @@ class Room:
             await player.wait_view(lambda v: v["phase"] == "ended", ROUND_S * 2)
         except TimeoutError:
             self.tally.errors["never saw the end"] += 1
+            return
+        await player.final_view()
 
     def _figures(self) -> None:
         t = self.tally
         t.rooms += 1
-        ends = [next((v for _, v in reversed(p.views) if v["phase"] == "ended"), None)
-                for p in self.players]
+        ends = [next((v for _, v in reversed(p.views) if v["phase"] == "ended"
+                      and "final" in v), None) for p in self.players]
         if all(ends):
             t.rooms_ended += 1
         for p, end in zip(self.players, ends):
-            last = p.views[-1][1] if p.views else {"history": []}
-            t.lost += self.rounds - len({h["round"] for h in last["history"]})
+            last = p.views[-1][1] if p.views else {}
+            t.lost += self.rounds - len({h["round"] for h in last.get("history", [])})
             if end is None:
                 continue
             pid = end["me"]["id"]
