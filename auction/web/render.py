@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable, Sequence
-from functools import partial
+from functools import lru_cache, partial
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup, escape
@@ -26,7 +26,7 @@ from ..game.charts import charts as end_charts
 from ..game.rules import NAME_MAX
 from ..game.settings import PRESETS
 from ..game.views import View
-from . import i18n, words
+from . import i18n, template_inputs, words
 from .qr import LABEL as QR_LABEL
 from .qr import room_qr
 
@@ -146,6 +146,9 @@ def _env(locale: str) -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         extensions=["jinja2.ext.i18n"],
+        # Templates are read once per process, like the code: a stream draws its parts
+        # on every change, and looking at each file's time for each was a system call apiece.
+        auto_reload=False,
     )
     # {% trans %} and _() draw from this language's catalog (auction/web/i18n.py); a trans
     # block's whitespace is folded, so a template's line breaks never change a message.
@@ -228,12 +231,35 @@ def _context(view: View, ctx: dict) -> dict:
 
 
 def partials(view: View, ctx: dict, names: Sequence[str] = PARTS,
-             folder: str = "partials") -> dict[str, str]:
+             folder: str = "partials", memo: dict | None = None) -> dict[str, str]:
     """The inner HTML of every live part, keyed by its SSE event name
-    (the room page's, or another page's: the big screen's live in ``screen/``)."""
+    (the room page's, or another page's: the big screen's live in ``screen/``).
+
+    ``memo`` (a stream's own, kept between calls with the same ``ctx``): a part
+    whose template reads only view keys equal to last time is not drawn again,
+    its HTML is last time's (template_inputs.py says why that is the same)."""
     data = _context(view, ctx)
     locale = ctx.get("locale") or i18n.current()
-    return {name: _draw(f"{folder}/{name}.html", locale, data).strip() for name in names}
+    out = {}
+    for name in names:
+        template = f"{folder}/{name}.html"
+        specs = _inputs(template)
+        inputs = view if specs is None else [template_inputs.value(view, spec) for spec in specs]
+        kept = memo.get(name) if memo is not None else None
+        if kept is not None and kept[0] == inputs:
+            out[name] = kept[1]
+            continue
+        out[name] = _draw(template, locale, data).strip()
+        if memo is not None:
+            memo[name] = (inputs, out[name])
+    return out
+
+
+@lru_cache(maxsize=None)
+def _inputs(template: str) -> tuple[template_inputs.Input, ...] | None:
+    """What ``template`` reads of the view (None: possibly all), found once per process."""
+    found = template_inputs.inputs(ENVS[i18n.DEFAULT], template)
+    return None if found is None else tuple(sorted(found, key=repr))
 
 
 def page_of(name: str, view: View, ctx: dict) -> str:

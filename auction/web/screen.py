@@ -47,5 +47,5 @@ def screen_events(code: str) -> ResponseReturnValue:
     return serve(code, None, renderer)
 
 
-def _parts(shown: View, ctx: dict) -> dict[str, str]:
-    return render.partials(shown, ctx, PARTS, "screen")
+def _parts(shown: View, ctx: dict, memo: dict | None = None) -> dict[str, str]:
+    return render.partials(shown, ctx, PARTS, "screen", memo)

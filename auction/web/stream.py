@@ -38,14 +38,16 @@ def sse(event: str, data: str) -> str:
 class Renderer:
     """Turns views into the SSE messages not yet sent to this client.
 
-    ``parts(view, ctx)`` renders the page's live parts (the room page's by
-    default; the big screen passes its own)."""
+    ``parts(view, ctx, memo=...)`` renders the page's live parts (the room page's by
+    default; the big screen passes its own), drawing again only the parts whose
+    inputs changed since the last call with this ``memo``."""
 
     def __init__(self, as_json: bool, ctx: dict,
-                 parts: Callable[[View, dict], dict[str, str]] = render.partials) -> None:
+                 parts: Callable[..., dict[str, str]] = render.partials) -> None:
         self.as_json = as_json
         self.ctx = ctx
         self.parts = parts
+        self.memo: dict = {}
         self.sent: dict[str, str] = {}
         self.last: dict | None = None
 
@@ -61,7 +63,7 @@ class Renderer:
         if self.as_json:
             return [sse("view", to_json(view))]
         out = []
-        for name, html in self.parts(view, self.ctx).items():
+        for name, html in self.parts(view, self.ctx, memo=self.memo).items():
             if self.sent.get(name) != html:
                 self.sent[name] = html
                 out.append(sse(name, html))

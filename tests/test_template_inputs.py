@@ -1,0 +1,123 @@
+"""A stream draws a part again only when a view key its template reads has changed.
+
+The reading of the templates (auction/web/template_inputs.py) must never miss an
+input: a missed one would leave a phone showing a stale part. So whole games are
+played through the rules, with presses, releases, lobby moves and every phase,
+and at every step each viewer's parts are drawn twice: by a stream's renderer that
+skips unchanged inputs, and from scratch. They must be the same, part for part.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from jinja2 import DictLoader, Environment
+
+from auction.game import rules as R
+from auction.game.views import view_for
+from auction.web import render, screen
+from auction.web.template_inputs import inputs
+from test_render import CTX, lobby
+
+SETTINGS = [
+    {},
+    {"reveal": "all_bids", "own_bank": "shown", "free_ms": 0, "rounds": 3},
+    {"reveal": "winning_bid", "own_bank": "hidden", "tie": "margin", "rounds": 4},
+]
+VIEWERS = ("p1", "p2", "b3", "p4", None)
+PLAYERS = ("p1", "p2", "b3", "p4")
+
+
+def steps(settings: dict, seed: int):
+    """(game, now) after each move of a game played at random to its end."""
+    rng = random.Random(seed)
+    game, now, left = lobby(**settings), 0, set()
+    yield game, now
+    for action in (R.Join("Cy"), R.ChangeSettings("p1", {"result_ms": 4000}),
+                   R.Lock("p1", True), R.Lock("p1", False)):
+        game, _ = R.apply(game, action, now)
+        yield game, now
+    game, _ = R.apply(game, R.Start("p1"), 1_000)
+    now = 1_000
+    yield game, now
+    while game.phase is not R.Phase.ENDED:
+        due = R.next_deadline(game)
+        rnd = game.current
+        holding = [p for p in PLAYERS if rnd and p in rnd.holds
+                   and rnd.holds[p].release_ms is None]
+        waiting = [p for p in PLAYERS if rnd and p not in rnd.holds]
+        phase, roll = game.phase, rng.random()
+        if game.round == 2 and phase is R.Phase.COUNTDOWN and "p4" not in left:
+            left.add("p4")                  # a player leaves mid-game: only "me" changes
+            action: R.Action = R.Leave("p4")
+        elif phase is R.Phase.COUNTDOWN and waiting and roll < 0.7:
+            action = R.Press(rng.choice(waiting))
+        elif holding and (phase is R.Phase.SPENDING or (phase is R.Phase.FREE and roll < 0.3)):
+            action = R.Release(rng.choice(holding))
+        elif due is not None:
+            game, _ = R.apply(game, R.Tick(), due)
+            now = due
+            yield game, now
+            continue
+        else:
+            action = R.Release(holding[0]) if holding else R.Tick()
+        now = min(now + rng.randint(1, 900), (due or now + 900) - 1)
+        try:
+            game, _ = R.apply(game, action, now)
+        except (R.NotAllowed, R.PressRefused):
+            continue
+        yield game, now
+
+
+@pytest.mark.parametrize("settings", SETTINGS)
+@pytest.mark.parametrize("locale", ["en", "ko"])
+def test_a_part_drawn_only_when_its_inputs_changed_is_the_part_drawn_afresh(settings, locale):
+    ctx = {**CTX, "locale": locale}
+    memos: dict = {viewer: {} for viewer in VIEWERS}
+    big_screen: dict = {}
+    phases = set()
+    for game, now in steps(settings, seed=len(settings)):
+        phases.add(game.phase.value)
+        for viewer in VIEWERS:
+            view = view_for(game, viewer, now)
+            kept = render.partials(view, ctx, memo=memos[viewer])
+            assert kept == render.partials(view, ctx), (viewer, view["phase"])
+        view = view_for(game, None, now)
+        kept = screen._parts(view, ctx, memo=big_screen)
+        assert kept == render.partials(view, ctx, screen.PARTS, "screen")
+    assert phases >= {"lobby", "countdown", "spending", "result", "ended"}
+
+
+def test_the_memo_skips_parts_whose_inputs_did_not_change():
+    ctx = dict(CTX)
+    game = lobby()
+    game, _ = R.apply(game, R.Start("p1"), 1_000)
+    memo: dict = {}
+    render.partials(view_for(game, "p2", 1_100), ctx, memo=memo)
+    drawn = {name: id(entry) for name, entry in memo.items()}
+    pressed, _ = R.apply(game, R.Press("p1"), 1_200)     # another's press: hidden from p2
+    render.partials(view_for(pressed, "p2", 1_300), ctx, memo=memo)
+    again = [name for name, entry in memo.items() if id(entry) != drawn[name]]
+    # Only the part that shows the countdown's clock (status) is drawn again, and the
+    # end's, which hands the whole view to the charts (so it depends on all of it).
+    assert again == ["status", "final"]
+
+
+def test_the_reading_of_templates_is_conservative():
+    env = Environment(loader=DictLoader({
+        "keys.html": "{{ v.round }}{{ v['phase'] }}{% include 'inner.html' %}",
+        "inner.html": "{% set last = v.history[-1] %}{{ last.round }}{{ me.id }}"
+                      "{% if me and phase == 'lobby' %}{{ me is none }}{% endif %}",
+        "mine.html": "{{ 'x' or me }}{{ v.phase and me }}",
+        "whole.html": "{{ v|tojson }}",
+        "looped.html": "{% for k in v %}{{ k }}{% endfor %}",
+        "unknown.html": "{{ something_else }}",
+        "dynamic.html": "{% include v.kind ~ '.html' %}",
+    }))
+    assert inputs(env, "keys.html") == {("v", "round"), ("v", "phase"), ("v", "history"),
+                                        ("me", "id"), ("me", "?"), ("phase", (("eq", "lobby"),))}
+    for name in ("whole.html", "looped.html", "unknown.html", "dynamic.html"):
+        assert inputs(env, name) is None, name
+    # Where my own seat is shown as a value, all of it is read; where only tested, not.
+    assert inputs(env, "mine.html") == {("v", "me"), ("v", "phase")}
