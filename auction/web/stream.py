@@ -104,7 +104,9 @@ def serve(code: str, token: str | None, renderer: Renderer) -> ResponseReturnVal
                     messages = renderer.messages(view)
                     if messages:
                         quiet_since = time.monotonic()
-                    yield from messages
+                        # One write for all of a change's parts: the server sends each
+                        # chunk it is given with a system call of its own.
+                        yield "".join(messages)
                     # Keep-alives follow only what this stream sent, never the hidden
                     # changes that woke it, or their rhythm would tell who holds.
                     left = quiet_since + KEEPALIVE_S - time.monotonic()
