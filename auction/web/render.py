@@ -261,8 +261,8 @@ def partials(view: View, ctx: dict, names: Sequence[str] = PARTS,
     out = {}
     for name in names:
         template = f"{folder}/{name}.html"
-        specs = _inputs(template)
-        inputs = view if specs is None else [template_inputs.value(view, spec) for spec in specs]
+        read = _reader(template)
+        inputs = view if read is None else read(view)
         kept = memo.get(name) if memo is not None else None
         if kept is not None and kept[0] == inputs:
             out[name] = kept[1]
@@ -274,10 +274,11 @@ def partials(view: View, ctx: dict, names: Sequence[str] = PARTS,
 
 
 @lru_cache(maxsize=None)
-def _inputs(template: str) -> tuple[template_inputs.Input, ...] | None:
-    """What ``template`` reads of the view (None: possibly all), found once per process."""
+def _reader(template: str) -> Callable[[View], tuple] | None:
+    """What ``template`` reads of the view, as a function of the view (None: possibly
+    all of it), found once per process."""
     found = template_inputs.inputs(ENVS[i18n.DEFAULT], template)
-    return None if found is None else tuple(sorted(found, key=repr))
+    return None if found is None else template_inputs.reader(found)
 
 
 def page_of(name: str, view: View, ctx: dict) -> str:

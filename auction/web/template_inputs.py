@@ -25,7 +25,7 @@ language's globals) are no input.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from jinja2 import Environment, meta, nodes
@@ -64,15 +64,22 @@ def inputs(env: Environment, name: str) -> frozenset[Input] | None:
     return frozenset(found)
 
 
-def value(view: Mapping[str, Any], spec: Input) -> Any:
-    """The value of one input in ``view``."""
-    kind, what = spec[0], spec[1]
-    if kind == "v":
-        return view.get(what)
-    if kind == "me":
-        me = view.get("me")
-        return me is not None if what == "?" else (me or {}).get(what)
-    return tuple(COMPARISONS[op](view.get("phase"), const) for op, const in what)
+def reader(specs: Iterable[Input]) -> Callable[[Mapping[str, Any]], tuple]:
+    """One function that reads all of ``specs`` from a view, for the memo to compare:
+    made once per template, as it runs for every part of every stream's every change."""
+    specs = frozenset(specs)
+    keys = tuple(what for kind, what in specs if kind == "v")
+    fields = tuple(what for kind, what in specs if kind == "me" and what != "?")
+    # A test of the phase says nothing new where the phase itself is read.
+    tests = () if ("v", "phase") in specs else tuple(
+        (COMPARISONS[op], const) for kind, ops in specs if kind == "phase" for op, const in ops)
+
+    def read(view: Mapping[str, Any]) -> tuple:
+        me, phase = view.get("me"), view.get("phase")
+        return (tuple(map(view.get, keys)),
+                None if me is None else tuple(map(me.get, fields)),
+                tuple(compare(phase, const) for compare, const in tests))
+    return read
 
 
 def _sources(env: Environment, name: str, seen: set[str]) -> Iterator[nodes.Template | None]:
