@@ -11,7 +11,8 @@ game within a few seconds of the others, and prints one row:
   result      the round's end -> the result view arriving, p50 / p99, ms; the end is
               the last release, or the entry's close (go + the entry grace, before
               which no round ends) if that came later
-  wrong ref   presses sent before go (as the client's stream told it) refused
+  wrong ref   presses sent before go (as the client's screen showed it, on the
+              server's clock as the page counts) refused
   lost        round results a player never saw
   errors      everything else that went wrong (listed under the table)
   app CPU/MB  the server's workers (psutil), CPU in % of one core, peak RSS

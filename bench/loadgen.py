@@ -2,12 +2,15 @@
 
 Each player speaks the public protocol as a phone does: JSON posts, its view
 stream (``/r/<CODE>/events``, reconnecting like EventSource) and one hold
-socket per press. The stream is the phone's own, HTML parts, by default (what
-the phase is, the round and the countdown are read from the parts' data
-attributes, the final table from ``/r/<CODE>/state`` once the game ended);
-``use_json_streams()`` makes it the JSON view stream instead. Each round it presses at a random moment of the
-countdown, lets go 0.3-2.5 s after *its own stream* showed spending, and notes
-what it measured; after the game the charged bids are read from the final view.
+socket per press. The stream is the phone's own, HTML parts, by default (the
+phase, the round and the countdown are read from the parts' data attributes,
+the final table from ``/r/<CODE>/state`` once the game ended);
+``use_json_streams()`` makes it the JSON view stream instead. Like the page, a
+player probes ``/clock`` as it arrives and counts to go on the server's clock
+(the view's ``deadline_at_ms``), so a late stream does not move its go. Each
+round it presses at a random moment of the countdown, lets go 0.3-2.5 s after
+*its own stream* showed spending, and notes what it measured; after the game
+the charged bids are read from the final view.
 One asyncio loop (uvloop when installed) drives hundreds of players, so the
 generator costs little of the machine it shares with the server.
 """
@@ -42,6 +45,7 @@ ENTRY_CLOSE_S = longest_entry_wait(Config.HOLD_COMP_CAP_MS) / 1000
 # The phone's stream: its status part carries the phase and round, its countdown timer
 # the time to go, and its players part (in the lobby) one item per seat.
 STATE = re.compile(rb'data-phase="(\w+)" data-round="(\d+)"')
+AT = re.compile(rb'data-deadline-at-ms="(\d*)"')
 TIMER = re.compile(rb'class="timer[^"]*" data-deadline-ms="(\d*)"')
 SEAT = re.compile(rb'<li class="player')
 JSON_STREAMS = False
@@ -107,10 +111,13 @@ class Player:
         self._news = asyncio.Event()
         self.done = False
         self.releases: dict[int, float] = {}        # round -> when we let go (clean holds)
-        self.go: dict[int, float] = {}              # round -> go, as our stream told it
+        self.go: dict[int, float] = {}              # round -> go, as our screen showed it
         self.held: dict[int, float] = {}            # round -> our own hold, ms
         self.cut_rounds: set[int] = set()
         self.connects: list[float] = []             # when each stream (re)connection answered
+        # The server's clock minus ours (ms), from the surest probe of /clock: the page
+        # counts to go on it (static/clock.js), so a late stream does not move its go.
+        self.offset_ms: float | None = None
 
     async def post(self, path: str, body: dict, expect: int = 200, tries: int = 40,
                    turn_away: bool = False) -> dict:
@@ -141,11 +148,29 @@ class Player:
         if not self.cookie and "ta_device" in resp.cookies:
             self.cookie = f"ta_device={resp.cookies['ta_device'].value}"
 
+    async def probe_clock(self, probes: int = 3) -> None:
+        """As the page does at load: a few round trips to GET /clock, keeping the
+        offset of the one with the shortest (its midpoint is surest)."""
+        loop, best = asyncio.get_running_loop(), None
+        for _ in range(probes):
+            sent = loop.time()
+            try:
+                async with self.http.get(self.base + "/clock") as resp:
+                    now_ms = (await resp.json())["now_ms"]
+            except (aiohttp.ClientError, asyncio.TimeoutError, ValueError, KeyError):
+                continue
+            got = loop.time()
+            if best is None or got - sent < best[0]:
+                best = (got - sent, now_ms - (sent + got) / 2 * 1000)
+        if best is not None:
+            self.offset_ms = best[1]
+
     # -- the view stream -------------------------------------------------------
 
     async def follow(self) -> None:
         url = f"{self.base}/r/{self.code}/events" + ("?format=json" if JSON_STREAMS else "")
-        seen = {"phase": "lobby", "round": 0, "deadline_ms": None, "players": []}
+        seen = {"phase": "lobby", "round": 0, "deadline_ms": None, "deadline_at_ms": None,
+                "players": []}
         loop = asyncio.get_running_loop()
         timeout = aiohttp.ClientTimeout(total=None, sock_connect=10, sock_read=None)
         while not self.done:
@@ -184,9 +209,10 @@ class Player:
             state = STATE.search(html)
             if state is None:
                 return
-            timer = TIMER.search(html)
+            timer, go_at = TIMER.search(html), AT.search(html)
             seen.update(phase=state[1].decode(), round=int(state[2]),
-                        deadline_ms=int(timer[1]) if timer and timer[1] else None)
+                        deadline_ms=int(timer[1]) if timer and timer[1] else None,
+                        deadline_at_ms=int(go_at[1]) if go_at and go_at[1] else None)
         self._got(at, dict(seen))
 
     async def final_view(self) -> None:
@@ -230,7 +256,11 @@ class Player:
         if view["round"] != rnd or view["phase"] != "countdown":
             self.tally.errors["missed a countdown"] += 1
             return
-        go = self.go[rnd] = seen + view["deadline_ms"] / 1000
+        at = view.get("deadline_at_ms")
+        if at is not None and self.offset_ms is not None:   # go on the server's clock
+            go = self.go[rnd] = (at - self.offset_ms) / 1000
+        else:                                               # go as the view's arrival says
+            go = self.go[rnd] = seen + view["deadline_ms"] / 1000
         await asyncio.sleep(max(0.0, rng.uniform(seen + 0.3, go - 0.4) - loop.time()))
         sent = loop.time()
         url = self.base.replace("http", "ws", 1) + f"/r/{self.code}/hold"
@@ -355,6 +385,7 @@ class Room:
                 await p.post(f"/r/{code}/join", {"name": f"Player {i}"}, turn_away=turn_away)
         await host.post(f"/r/{code}/settings", {**SETTINGS, "rounds": self.rounds})
         self.tasks = [asyncio.create_task(p.follow()) for p in self.players]
+        await asyncio.gather(*(p.probe_clock() for p in self.players))
         for p in self.players:
             await p.wait_view(lambda v: len(v["players"]) == 4, 30)
 
