@@ -45,7 +45,7 @@ class Games:
         urls = [urls] if isinstance(urls, str) else urls
         self.proc = subprocess.Popen(
             [sys.executable, str(BENCH / "loadgen.py"), *urls, "--rooms", str(rooms),
-             "--rounds", str(rounds)], stdout=subprocess.PIPE, text=True)
+             "--rounds", str(rounds), "--json-streams"], stdout=subprocess.PIPE, text=True)
         self.started = threading.Event()
         self.lines: list[str] = []
         self._reader = threading.Thread(target=self._read, daemon=True)
