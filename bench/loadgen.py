@@ -1,8 +1,8 @@
 """The games of bench/load.py: rooms of four playing short games, on asyncio.
 
-Each player (bench/phone.py) speaks the public protocol as a phone does: JSON posts, its view
-stream (``/r/<CODE>/events``, reconnecting like EventSource) and one hold
-socket per press. The stream is the phone's own, HTML parts, by default (the
+Each player (bench/load_player.py) speaks the public protocol as a phone does:
+JSON posts, its view stream (``/r/<CODE>/events``, reconnecting like
+EventSource) and one hold socket per press. The stream is the phone's own, HTML parts, by default (the
 phase, the round and the countdown are read from the parts' data attributes,
 the final table from ``/r/<CODE>/state`` once the game ended);
 ``use_json_streams()`` makes it the JSON view stream instead. Like the page, a
@@ -30,8 +30,8 @@ from auction.game.fairness import longest_entry_wait
 from auction.server.config import Config
 # The player and its tally live beside this file; load.py and the fault tests reach
 # them through here.
-from phone import ROUND_S, Player, TurnedAway, use_json_streams  # noqa: F401
-from tally import Tally
+from load_player import ROUND_S, Player, TurnedAway, use_json_streams  # noqa: F401
+from load_tally import Tally
 
 SETTINGS = {"ready_ms": 2000, "free_ms": 0, "result_ms": 2000, "tie": "margin",
             "tie_margin_ms": 100, "bank_ms": 600_000}

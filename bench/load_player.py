@@ -12,7 +12,7 @@ import re
 
 import aiohttp
 
-from tally import Tally
+from load_tally import Tally
 
 HOLD_S = (0.3, 2.5)
 ROUND_S = 8.0            # the longest a round of loadgen.SETTINGS lasts, with room to spare
