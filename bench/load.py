@@ -89,19 +89,20 @@ class Meter:
     def __init__(self, pids: list[int]):
         self.pids = pids
         self.procs = [psutil.Process(pid) for pid in pids]
-        self.cpu0 = self._cpu()
-        self.sys0 = self._cpu(system=True)
+        self.start = self._cpu()
         self.peak_rss = 0
 
-    def _cpu(self, system: bool = False) -> float:
-        total = 0.0
+    def _cpu(self) -> tuple[float, float]:
+        """CPU seconds so far: all of it, and the part spent in the kernel."""
+        total = system = 0.0
         for p in self.procs:
             try:
                 t = p.cpu_times()
-                total += t.system if system else t.user + t.system
             except psutil.NoSuchProcess:
-                pass
-        return total
+                continue
+            total += t.user + t.system
+            system += t.system
+        return total, system
 
     def sample(self) -> None:
         rss = 0
@@ -112,12 +113,11 @@ class Meter:
                 pass
         self.peak_rss = max(self.peak_rss, rss)
 
-    def cpu_s(self) -> float:
-        return self._cpu() - self.cpu0
-
-    def system_s(self) -> float:
-        """The part of cpu_s spent in the kernel (socket calls, loopback networking)."""
-        return self._cpu(system=True) - self.sys0
+    def cpu_s(self) -> tuple[float, float]:
+        """CPU seconds since the start: all of it, and the part in the kernel (socket
+        calls, loopback networking)."""
+        (total, system), (total0, system0) = self._cpu(), self.start
+        return total - total0, system - system0
 
 
 def run_step(players: int, workers: int, rounds: int, procs: int, ramp_s: float,
@@ -171,7 +171,7 @@ def run_step(players: int, workers: int, rounds: int, procs: int, ramp_s: float,
         wall = time.monotonic() - started
         machine = _busy_s() - machine0
         # Read while the workers live: a worker that drains and exits on stop is gone.
-        app_s, red_s, app_sys_s = app.cpu_s(), red.cpu_s(), app.system_s()
+        (app_s, app_sys_s), (red_s, _) = app.cpu_s(), red.cpu_s()
         for k in kids:
             k.join(30)
         for s in spies:

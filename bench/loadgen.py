@@ -1,18 +1,11 @@
 """The games of bench/load.py: rooms of four playing short games, on asyncio.
 
-Each player (bench/load_player.py) speaks the public protocol as a phone does:
-JSON posts, its view stream (``/r/<CODE>/events``, reconnecting like
-EventSource) and one hold socket per press. The stream is the phone's own, HTML parts, by default (the
-phase, the round and the countdown are read from the parts' data attributes,
-the final table from ``/r/<CODE>/state`` once the game ended);
-``use_json_streams()`` makes it the JSON view stream instead. Like the page, a
-player probes ``/clock`` as it arrives and counts to go on the server's clock
-(the view's ``deadline_at_ms``), so a late stream does not move its go. Each
-round it presses at a random moment of the countdown, lets go 0.3-2.5 s after
-*its own stream* showed spending, and notes what it measured; after the game
-the charged bids are read from the final view.
-One asyncio loop (uvloop when installed) drives hundreds of players, so the
-generator costs little of the machine it shares with the server.
+Each player (bench/load_player.py) plays as a phone does: it follows its room's
+stream, counts to go on the server's clock, presses at a random moment of each
+countdown and lets go 0.3-2.5 s after *its own stream* showed spending. After the
+game the charged bids are read from the final view and set against the holds the
+players measured. One asyncio loop (uvloop when installed) drives hundreds of
+players, so the generator costs little of the machine it shares with the server.
 """
 
 from __future__ import annotations
