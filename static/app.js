@@ -189,14 +189,21 @@
       if (el.textContent !== text) el.textContent = text;
     });
   }
-  document.addEventListener('htmx:afterRequest', function (e) {
+  // Heard from the request itself, not from htmx's afterRequest: when the stream's redraw
+  // of the settings part lands before the post's answer, the form that posted is out of
+  // the page by then, and htmx tells nobody the request ended.
+  document.addEventListener('htmx:beforeRequest', function (e) {
     var form = e.detail.elt;
-    if (!form.closest || !form.closest('.settings') || !e.detail.successful || !changedField) return;
-    savedField = changedField;
-    savedAt = performance.now();
-    showSaved();
-    clearTimeout(showSaved.timer);
-    showSaved.timer = setTimeout(showSaved, 3000);
+    var field = changedField;
+    if (!form.closest || !form.closest('.settings') || !field) return;
+    e.detail.xhr.addEventListener('load', function () {
+      if (this.status < 200 || this.status >= 400) return;
+      savedField = field;
+      savedAt = performance.now();
+      showSaved();
+      clearTimeout(showSaved.timer);
+      showSaved.timer = setTimeout(showSaved, 3000);
+    });
   });
 
   // Live updates: show when the stream is down; keep focus across a swapped part.

@@ -4,6 +4,8 @@ hidden bank, the reveal and an honest length. Screenshots in test-artifacts/part
 
 from __future__ import annotations
 
+import time
+
 import phone
 
 
@@ -31,6 +33,25 @@ def test_a_saved_change_says_so_and_no_idle_button_shows(server, open_phone):
     host.wait_for_selector("#set-own_bank option[value='hidden'][selected]", state="attached")
     host.wait_for_function("() => [...document.querySelectorAll('.saved')]"
                            ".every(e => e.textContent === '')", timeout=6_000)   # and it goes away
+
+
+def test_saved_shows_when_the_stream_redraws_the_settings_before_the_answer(server, open_phone):
+    """The stream's redraw of the settings part can land before the post's own answer (a
+    quick stream, a slow link): the form that posted is then out of the page, and the
+    field must still say "Saved"."""
+    host = open_phone()
+    phone.create_room(host, server.url, "Hana")
+    phone.live(host)
+
+    def answer_late(route):
+        response = route.fetch()     # the server takes the change and the stream redraws
+        time.sleep(1.0)
+        route.fulfill(response=response)
+
+    host.route("**/settings", answer_late)
+    host.select_option("#set-rounds", "3")
+    host.wait_for_selector("#set-rounds option[value='3'][selected]", state="attached")
+    host.wait_for_selector("[data-saved-for='rounds']:has-text('Saved')", timeout=5_000)
 
 
 def test_the_lobby_names_the_hidden_bank_the_reveal_and_the_length(server, open_phone):
