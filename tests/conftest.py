@@ -29,7 +29,9 @@ TIMING = {"test_fairness.py", "test_timing_channel.py", "test_hold.py", "test_at
           "test_operations.py",
           # a hold over nginx and TLS, and "Saved" shown for 3 s: both missed their moment
           # once while three other files loaded the machine
-          "test_browser_https.py", "test_browser_party_settings.py"}
+          "test_browser_https.py", "test_browser_party_settings.py",
+          # the server stopped for 400 ms while a release or a press is on its way
+          "test_busy_worker.py"}
 
 
 def pytest_collection_modifyitems(items) -> None:

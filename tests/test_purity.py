@@ -81,7 +81,7 @@ def test_a_module_imports_only_its_layer_and_those_below(package, path):
 def test_the_server_never_imports_flask():
     for path in modules("server"):
         outside, _ = imports(path)
-        assert not outside & {"flask", "flask_limiter", "flask_sock", "werkzeug", "jinja2"}, path
+        assert not outside & {"flask", "flask_limiter", "simple_websocket", "werkzeug", "jinja2"}, path
 
 
 def test_the_game_and_the_ai_load_nothing_of_the_web_or_the_store():

@@ -9,8 +9,8 @@ from flask import current_app, g
 
 from ..server import NoSuchRoom, Room, Service, View, valid_code
 
-# Flask's name for the hold socket's route (flask-sock's blueprint, web/hold.py).
-HOLD_ENDPOINT = "__flask_sock.hold"
+# Flask's name for the hold socket's route (web/hold.py).
+HOLD_ENDPOINT = "hold"
 
 
 def services() -> Service:

@@ -19,7 +19,6 @@ import os
 import secrets
 
 from flask import Flask, current_app, g, request
-from flask_sock import Sock
 from simple_websocket import ConnectionClosed
 from wsproto.events import Ping, TextMessage
 from wsproto.utilities import LocalProtocolError
@@ -28,10 +27,9 @@ from ..server import (BEAT_MESSAGE, UNAVAILABLE, Ending, Hold, NoSuchRoom, Refus
                       is_release_message, refused_message, released_message)
 from . import limits, metrics, operations
 from .capacity import capacity
-from .common import load_room, room_code, services
+from .common import HOLD_ENDPOINT, load_room, room_code, services
 from .tap import Tap, kernel_rtt_ms
-
-sock = Sock()
+from .wire import Wire, keep_stamps_on
 
 # The pings measure the round trip and are the holder's signs of life. A few soon after
 # the press (a short hold has its samples too), then one every BEAT_MS, written together
@@ -43,19 +41,20 @@ DRAIN_MS = 1_000         # how long to wait for the client's close after the hol
 
 
 def init(app: Flask) -> None:
-    sock.init_app(app)
+    keep_stamps_on()
+    app.add_url_rule("/r/<code>/hold", HOLD_ENDPOINT, _route, websocket=True)
 
 
 class HoldSocket:
     """One hold socket, from its open to its close: the ``Line`` its ``Hold`` hears by."""
 
-    def __init__(self, ws, code: str, token: str, pressed_ms: int) -> None:
+    def __init__(self, ws: Wire, code: str, token: str, pressed_ms: int) -> None:
         self.svc = services()
         self.ws = ws
         self.code = code
         self.token = token
         self.pressed_ms = pressed_ms
-        self.tap = Tap(ws.ws, self.svc.now_ms)
+        self.tap = Tap(ws.ws, lambda: ws.read_ms)   # each frame dated by its read
         ws.ws = self.tap
         self.tls = request.is_secure
         self.drain = operations.drain()
@@ -76,9 +75,13 @@ class HoldSocket:
         return fresh
 
     def probe(self, wait_s: float) -> None:
-        self.tap.ponged.clear()
+        self.tap.ponged = False
         self._ping(self.svc.now_ms())
-        self.tap.ponged.wait(wait_s)
+        until = self.svc.now_ms() + wait_s * 1000
+        while not self.tap.ponged and self.ws.connected:
+            left = until - self.svc.now_ms()
+            if left <= 0 or not self.ws.pump(left / 1000):
+                return
 
     # -- the socket ---------------------------------------------------------------
 
@@ -186,7 +189,7 @@ class HoldSocket:
             if is_release_message(message):
                 return self._let_go(hold, self.tap.text_ms[-1] if self.tap.text_ms else now_ms())
             if not self.ws.connected:
-                return self._let_go(hold, self.tap.closed_ms or now_ms())
+                return self._let_go(hold, self.tap.closed_ms or self.ws.ended_ms or now_ms())
 
     def _let_go(self, hold: Hold, at_ms: int) -> None:
         ended = hold.release(at_ms)
@@ -209,8 +212,18 @@ class HoldSocket:
         # worker's heartbeats reads every socket's news itself, server/beats.py.)
 
 
-@sock.route("/r/<code>/hold")
-def hold(ws, code: str) -> None:
+def _route(code: str):
+    ws = Wire(request.environ, services().now_ms, **current_app.config["SOCK_SERVER_OPTIONS"])
+    # The press: when the upgrade request arrived, not when a busy worker reached it.
+    g.arrived_ms = min(g.arrived_ms, ws.arrived_ms())
+    try:
+        hold(ws, code)
+    except ConnectionClosed:
+        pass
+    return ws.finish()
+
+
+def hold(ws: Wire, code: str) -> None:
     try:
         code = room_code(code)
     except NoSuchRoom:

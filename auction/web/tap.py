@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import socket
 import struct
-import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -29,7 +28,7 @@ class Tap:
         self.closed_ms: int | None = None
         self.pings: dict[bytes, int] = {}
         self.fresh: list[int] = []          # round trips not yet in the store
-        self.ponged = threading.Event()
+        self.ponged = False                 # an answer came since the hold last asked
 
     def events(self) -> Iterator[Any]:
         for event in self._conn.events():
@@ -42,7 +41,7 @@ class Tap:
                 if sent is not None:
                     self.last_ms = now
                     self.fresh.append(now - sent)
-                    self.ponged.set()
+                    self.ponged = True
             elif isinstance(event, CloseConnection):
                 self.closed_ms = now
             elif getattr(event, "message_finished", False):

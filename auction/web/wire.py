@@ -1,0 +1,179 @@
+"""The hold socket's wire: a WebSocket that the hold's own greenlet reads, each read
+dated by the kernel.
+
+simple-websocket reads each socket in a thread of its own (a greenlet under gevent)
+and hands every frame over through an event: a greenlet per hold and two wake-ups per
+frame. A hold does nothing but wait for its client between its own moments, so here
+its loop reads the socket itself (``Wire`` keeps simple-websocket's handshake and
+frame handling, and starts no thread).
+
+Every read is dated by when the kernel received its data (``SO_TIMESTAMPNS``), not by
+when the worker got round to reading it: a release that waited 100 ms behind other
+work in a busy worker is still charged at its arrival. The press is dated the same
+way, by the kernel's time of the upgrade request's last data (``TCP_INFO``). Where the
+kernel cannot say (not Linux, a TLS socket served directly), the worker's own clock
+at the read dates it, as before.
+"""
+
+from __future__ import annotations
+
+import socket
+import struct
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from flask import Response
+from simple_websocket import ConnectionClosed, Server
+
+STAMPS = getattr(socket, "SO_TIMESTAMPNS", 35)     # Linux's value; Python does not name it
+LINUX = sys.platform.startswith("linux")
+ANCILLARY = socket.CMSG_SPACE(16) if LINUX else 0  # one struct timespec
+# A kernel stamp older than this is taken for a wall clock stepped between the
+# arrival and the read, and the read is dated when it was made: no worker that
+# still serves holds is seconds behind.
+MAX_AGE_MS = 2_000
+LAST_DATA_RECV = 52     # struct tcp_info's tcpi_last_data_recv (ms ago), Linux
+# That figure counts kernel ticks, 1 to 10 ms each by how the kernel was built: the
+# arrival it gives is moved this much later, so a press is never dated before it came.
+TICK_MS = 10
+
+_keeper: socket.socket | None = None
+
+
+def keep_stamps_on() -> None:
+    """Linux stamps received packets only while some socket asks for it, and when the
+    last one closes it stops, and starts again a moment after the next one asks: the
+    first reads of a socket opened then would come undated. One socket per worker
+    asks for as long as the worker lives."""
+    global _keeper
+    if LINUX and _keeper is None:
+        keeper = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        try:
+            keeper.setsockopt(socket.SOL_SOCKET, STAMPS, 1)
+        except OSError:
+            keeper.close()
+            return
+        _keeper = keeper
+
+
+class _NoThread:
+    """Where simple-websocket would start its reader thread: the hold reads for itself."""
+
+    def __init__(self, target: Callable[[], None]) -> None:
+        self.name = "wire"
+
+    def start(self) -> None:
+        pass
+
+
+class Wire(Server):
+    """A server WebSocket read by its caller. ``read_ms``: when the data of the last
+    read arrived, on ``now_ms``'s clock; ``ended_ms``: when its end was read."""
+
+    connected: bool
+
+    def __init__(self, environ: dict, now_ms: Callable[[], int], **options: Any) -> None:
+        self.now_ms = now_ms
+        self.read_ms = now_ms()
+        self.ended_ms: int | None = None
+        super().__init__(environ, thread_class=_NoThread, **options)
+        self.stamped = LINUX and _stamp(self.sock)
+
+    def arrived_ms(self) -> int:
+        """When the upgrade request's last data arrived, by the kernel's note of it
+        (never earlier than it came, and at most TICK_MS later), or now if the kernel
+        cannot say."""
+        now = self.now_ms()
+        if not LINUX:
+            return now
+        try:
+            info = self.sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
+            ago = struct.unpack_from("I", info, LAST_DATA_RECV)[0]
+        except (AttributeError, OSError, struct.error):
+            return now
+        return min(now, now - ago + TICK_MS) if ago <= MAX_AGE_MS else now
+
+    def receive(self, timeout: float | None = None) -> Any:
+        """The next message, or None if none came within ``timeout`` seconds;
+        ConnectionClosed once the connection has ended and every message is read."""
+        until = None if timeout is None else time.monotonic() + timeout
+        while self.connected and not self.input_buffer:
+            left = None if until is None else max(0.0, until - time.monotonic())
+            if not self.pump(left):
+                return None
+        if self.input_buffer:
+            return self.input_buffer.pop(0)
+        raise ConnectionClosed(self.close_reason, self.close_message)
+
+    def pump(self, timeout: float | None) -> bool:
+        """Read once, waiting at most ``timeout`` seconds, and handle what came; False
+        if nothing came in time (messages stay in ``input_buffer`` for ``receive``)."""
+        if not self.connected:
+            return True
+        self.sock.settimeout(timeout)
+        ancillary: list = []
+        try:
+            if self.stamped:
+                data, ancillary, _, _ = self.sock.recvmsg(self.receive_bytes, ANCILLARY)
+            else:
+                data = self.sock.recv(self.receive_bytes)
+        except (socket.timeout, BlockingIOError):
+            return False
+        except OSError:
+            data = b""
+        self.read_ms = self._dated(ancillary)
+        if not data:
+            self.ended_ms = self.read_ms
+            self.connected = False
+            return True
+        self.ws.receive_data(data)
+        self.connected = self._handle_events()
+        return True
+
+    def _dated(self, ancillary: list) -> int:
+        now = self.now_ms()
+        for level, kind, data in ancillary:
+            if level == socket.SOL_SOCKET and kind == STAMPS and len(data) >= 16:
+                seconds, nanos = struct.unpack_from("qq", data)
+                age_ms = (time.time() - seconds - nanos / 1e9) * 1000
+                return now - round(age_ms) if 0 <= age_ms <= MAX_AGE_MS else now
+        return now
+
+    def finish(self) -> Response:
+        """Close the connection (a close frame first, if still open); what the WSGI
+        server is handed then, by how it lent the socket."""
+        try:
+            self.close()
+        except (ConnectionClosed, OSError):
+            pass
+        self.sock.close()       # as simple-websocket's reader did when it ended
+        return _Done(self.mode)
+
+
+class _Done(Response):
+    """The answer to an upgrade whose connection the socket has used up: nothing more
+    to send (gunicorn stops at StopIteration; gevent takes an empty body)."""
+
+    def __init__(self, mode: str) -> None:
+        super().__init__()
+        self.mode = mode
+
+    def __call__(self, environ, start_response):
+        if self.mode == "gunicorn":
+            raise StopIteration()
+        if self.mode == "werkzeug":
+            return super().__call__(environ, start_response)
+        return []
+
+
+def _stamp(sock: Any) -> bool:
+    """Ask the kernel to date this socket's reads; False where it cannot be asked."""
+    if not hasattr(sock, "recvmsg") or getattr(sock, "_sslobj", None) is not None:
+        return False
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, STAMPS, 1)
+    except OSError:
+        return False
+    return True
