@@ -152,6 +152,7 @@ class Store:
         self._beats = self.redis.register_script(scripts.BEATS)
         self._reschedule = self.redis.register_script(scripts.RESCHEDULE)
         self._lease = self.redis.register_script(scripts.LEASE)
+        self._earliest = self.redis.register_script(scripts.EARLIEST)
 
     def time(self) -> tuple[int, int]:
         """The store's clock: TIME of the one node every worker asks alike."""
@@ -198,8 +199,12 @@ class Store:
                          args=[str(version), "" if deadline_ms is None else deadline_ms, code])
 
     def earliest(self) -> list[int | None]:
-        """Each shard's earliest pending deadline (ms), or None: one round trip
-        on one Redis, one per node on a cluster."""
+        """Each shard's earliest pending deadline (ms), or None: one command on one
+        Redis (the timer loop asks after every tick it fires), a round trip per node
+        on a cluster."""
+        if not self.cluster:
+            keys = [deadlines_key(k) for k in range(SHARDS)]
+            return [None if due is None else int(float(due)) for due in self._earliest(keys=keys)]
         pipe = self.redis.pipeline(transaction=False)
         for k in range(SHARDS):
             pipe.zrange(deadlines_key(k), 0, 0, withscores=True)

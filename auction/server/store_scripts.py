@@ -111,3 +111,14 @@ else
 end
 return 1
 """
+
+# Each shard's earliest deadline in one command, on one Redis (a cluster spreads the
+# shards' sets over its nodes: there the timer loop pipelines a ZRANGE for each).
+EARLIEST = """
+local out = {}
+for i, key in ipairs(KEYS) do
+  local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+  out[i] = first[2] or false
+end
+return out
+"""
