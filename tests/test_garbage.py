@@ -19,11 +19,10 @@ from auction.web.app import create_app
 from auction.web.collector import YOUNG, settle
 
 HERE = Path(__file__).resolve().parent
-# What a press made: the hold, its socket's side, the room and game it loaded. (Not
-# the socket's connection, nor our Tap wrapped around it: flask-sock makes a class of
-# its own for each socket's response, whose closure keeps the socket, and a class is
-# always part of a cycle -- a few small objects a hold, none of them the game.)
-OURS = {"Hold", "HoldSocket", "Room", "Game", "Round", "Player", "Listener"}
+# What a press made: the hold, its socket and what the socket's frames pass through,
+# the room and game it loaded.
+OURS = {"Hold", "HoldSocket", "Wire", "Tap", "_Done", "Room", "Game", "Round", "Player",
+        "Listener"}
 
 
 def test_a_hold_socket_leaves_no_cycle_of_ours(redis_url, tmp_path):

@@ -54,7 +54,7 @@ class HoldSocket:
         self.code = code
         self.token = token
         self.pressed_ms = pressed_ms
-        self.tap = Tap(ws.ws, lambda: ws.read_ms)   # each frame dated by its read
+        self.tap = Tap(ws.ws, ws.read)      # each frame dated by its read's arrival
         ws.ws = self.tap
         self.tls = request.is_secure
         self.drain = operations.drain()

@@ -68,15 +68,29 @@ class _NoThread:
         pass
 
 
+class ReadTime:
+    """When the data of a wire's last read arrived, on the game's clock: kept apart from
+    the wire, so what dates the frames (tap.py) needs no reference to the wire, which
+    holds it -- a cycle only the collector's full pass would free."""
+
+    __slots__ = ("ms",)
+
+    def __init__(self, ms: int) -> None:
+        self.ms = ms
+
+    def __call__(self) -> int:
+        return self.ms
+
+
 class Wire(Server):
-    """A server WebSocket read by its caller. ``read_ms``: when the data of the last
-    read arrived, on ``now_ms``'s clock; ``ended_ms``: when its end was read."""
+    """A server WebSocket read by its caller. ``read``: when the data of the last read
+    arrived, on ``now_ms``'s clock; ``ended_ms``: when its end was read."""
 
     connected: bool
 
     def __init__(self, environ: dict, now_ms: Callable[[], int], **options: Any) -> None:
         self.now_ms = now_ms
-        self.read_ms = now_ms()
+        self.read = ReadTime(now_ms())
         self.ended_ms: int | None = None
         super().__init__(environ, thread_class=_NoThread, **options)
         self.stamped = LINUX and _stamp(self.sock)
@@ -123,9 +137,9 @@ class Wire(Server):
             return False
         except OSError:
             data = b""
-        self.read_ms = self._dated(ancillary)
+        self.read.ms = self._dated(ancillary)
         if not data:
-            self.ended_ms = self.read_ms
+            self.ended_ms = self.read.ms
             self.connected = False
             return True
         self.ws.receive_data(data)
