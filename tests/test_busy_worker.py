@@ -19,6 +19,7 @@ import time
 import pytest
 
 from client import Hold, Player
+from harness import AppServer
 from test_fairness import bids, ids, let_go_after, press_soon, run_all, screen_go
 
 BUSY_S = 0.4
@@ -91,3 +92,49 @@ def test_a_press_reaching_a_busy_worker_before_go_is_in(table, server):
                    lambda: let_go_after(other, press_soon(other, 1), 1, 1500))
     charged = bids(first, 1)[ids([first])[0]]
     assert abs(charged - held[0]) <= 80, (charged, held[0])
+
+
+@pytest.fixture
+def second(redis_url):
+    """Another worker of the same game: one more `python app.py` on the same store."""
+    srv = AppServer(redis_url)
+    yield srv
+    srv.stop()
+
+
+def test_a_stream_whose_worker_is_busy_at_spending_costs_its_player_nothing(table, server,
+                                                                            second):
+    """One player's stream is served by a worker that is busy when spending starts:
+    their screen shows it 300 ms after everyone else's, and they hold from then. That
+    wait is the server's, not their network's: the release is dated from when their
+    own stream was ready to show it, so the hold costs what it was."""
+    first, other = table(1)
+    first.stop()                    # its stream moves to the second worker
+    watcher = Player(second.url)
+    watcher.http.cookies.update(first.http.cookies)
+    watcher.code = first.code
+    watcher.follow()
+    watcher.wait_view(lambda v: v["phase"] == "countdown")
+
+    def play_first():
+        hold = Hold(first.open_hold())   # its hold goes to the first worker, as before
+        assert hold.accepted, hold.first
+        go = screen_go(watcher, 1)
+        time.sleep(max(0.0, go - 0.1 - time.monotonic()))
+        busy_for(second, 0.4)       # from 100 ms before go to 300 ms after it
+        return let_go_after(watcher, hold, 1, 600)
+
+    held = run_all(play_first, lambda: let_go_after(other, press_soon(other, 1), 1, 1800))
+    assert watcher.view_arrival(lambda v: v["phase"] == "spending") - other.view_arrival(
+        lambda v: v["phase"] == "spending") >= 0.2      # the second worker was late indeed
+    charged = bids(other, 1)[ids([first])[0]]
+    # Dated from the room's publication alone, the bid would be about 300 ms too high.
+    assert abs(charged - held[0]) <= 80, (charged, held[0])
+
+
+def busy_for(server, seconds: float) -> None:
+    os.kill(server.proc.pid, signal.SIGSTOP)
+    try:
+        time.sleep(seconds)
+    finally:
+        os.kill(server.proc.pid, signal.SIGCONT)

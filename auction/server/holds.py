@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ..game import fairness, rules
+from . import lateness
 from .beats import Beats
 from .hold_messages import Ending, Refusal
 from .hub import Hub, Listener
@@ -58,10 +59,14 @@ class ReleaseDating:
     cap_ms: int
     round: int
     spend_ms: int
+    late_ms: int = 0    # how late the seat's own stream showed it, the server's doing
 
     def moment(self, room: Room) -> int:
+        shown = room.spending_shown(self.round)
+        if shown is not None:
+            shown += self.late_ms
         return fairness.release_moment(self.arrived_ms, self.rtt_ms, self.cap_ms,
-                                       self.spend_ms, room.spending_shown(self.round))
+                                       self.spend_ms, shown)
 
 
 class Hold:
@@ -153,6 +158,10 @@ class Hold:
                                                                               self.seat)
         return fairness.estimate_rtt(samples)
 
+    def _late(self) -> int:
+        assert self.seat is not None and self.round is not None
+        return lateness.of(self.rooms.store, self.code, self.seat, self.round)
+
     def _rtt(self) -> int | None:
         rtt = self._measured_rtt()
         return self.line.kernel_rtt_ms if rtt is None else rtt
@@ -226,7 +235,8 @@ class Hold:
         the store was away): never dropped without a word to the player."""
         assert self.round is not None
         rtt = self._rtt() if self.cap_ms > 0 else None
-        dating = ReleaseDating(arrived_ms, rtt, self.cap_ms, self.round, self.spend_ms)
+        late = min(self._late(), self.cap_ms) if self.cap_ms > 0 else 0
+        dating = ReleaseDating(arrived_ms, rtt, self.cap_ms, self.round, self.spend_ms, late)
         moments: list[int] = []
         held: list[bool] = []       # whether the room, as loaded, still had this hold
 

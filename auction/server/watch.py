@@ -10,6 +10,7 @@ keep-alives.
 from __future__ import annotations
 
 from ..game.views import View, view_for
+from . import lateness
 from .clock import Clock
 from .hub import Hub
 from .record import Room
@@ -27,6 +28,7 @@ class Watch:
         self._rooms = rooms
         self._clock = clock
         self._listener = hub.listen(code)
+        self._spending_shown: int | None = None     # the last round whose spending it showed
         try:
             self.room, self.version = rooms.load(code)
         except Exception:
@@ -36,6 +38,25 @@ class Watch:
     def view(self, token: str | None) -> View:
         """The room as this device sees it now (a spectator's view without a seat)."""
         return view_for(self.room.game, self.room.seat_of(token), self._clock.now_ms())
+
+    def showing(self, token: str | None, view: View, idle_ms: int) -> tuple | None:
+        """If ``view`` first shows this seat a round's spending, what ``shown_late``
+        will note once it is written: (seat, round, the server's own wait, lateness.py)
+        from the stream's last moment free (``idle_ms``) to now. None otherwise."""
+        rnd = view.get("round")
+        if view.get("phase") != "spending" or rnd == self._spending_shown:
+            return None
+        self._spending_shown = rnd
+        pid, shown = self.room.seat_of(token), self.room.spending_shown(rnd)
+        if pid is None or shown is None:
+            return None
+        return pid, rnd, lateness.wait_ms(shown, idle_ms, self._clock.now_ms())
+
+    def shown_late(self, pid: str, rnd: int, late_ms: int) -> None:
+        lateness.note(self._rooms.store, self.code, pid, rnd, late_ms)
+
+    def now_ms(self) -> int:
+        return self._clock.now_ms()
 
     def wait(self, timeout_s: float) -> bool:
         """Wait for news of the room; True if some came (``update`` takes it)."""

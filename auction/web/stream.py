@@ -99,19 +99,25 @@ def serve(code: str, token: str | None, renderer: Renderer) -> ResponseReturnVal
             # Counted while it lasts, and closed by a drain (operations.py).
             with load.serving("streams"), draining.streaming(watch):
                 yield "retry: 1000\n\n"
+                idle_ms = watch.now_ms()    # when the last write had gone out
                 while not draining.closing:
                     view = watch.view(token)
                     messages = renderer.messages(view)
                     if messages:
                         quiet_since = time.monotonic()
+                        late = watch.showing(token, view, idle_ms)
                         # One write for all of a change's parts: the server sends each
                         # chunk it is given with a system call of its own.
                         yield "".join(messages)
+                        idle_ms = watch.now_ms()
+                        if late is not None:    # the server's own wait (lateness.py)
+                            watch.shown_late(*late)
                     # Keep-alives follow only what this stream sent, never the hidden
                     # changes that woke it, or their rhythm would tell who holds.
                     left = quiet_since + KEEPALIVE_S - time.monotonic()
                     if left <= 0 or not watch.wait(left):
                         yield ": keep-alive\n\n"
+                        idle_ms = watch.now_ms()
                         quiet_since = time.monotonic()
                         lease.renew()
                         watch.reload()
