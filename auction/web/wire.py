@@ -17,6 +17,7 @@ at the read dates it, as before.
 
 from __future__ import annotations
 
+import atexit
 import socket
 import struct
 import sys
@@ -56,6 +57,7 @@ def keep_stamps_on() -> None:
             keeper.close()
             return
         _keeper = keeper
+        atexit.register(keeper.close)
 
 
 class _NoThread:
