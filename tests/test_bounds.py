@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import threading
 import time
 
@@ -159,6 +160,42 @@ def test_a_hold_socket_takes_no_compression(server):
     assert b"sec-websocket-extensions" not in ws.head.lower(), ws.head
     assert ws.text() == {"type": "in"}
     ws.sock.close()
+
+
+GOOD_KEY = "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+BAD_UPGRADES = {"no key": "Sec-WebSocket-Version: 13\r\n",
+                "short key": "Sec-WebSocket-Key: YWJj\r\nSec-WebSocket-Version: 13\r\n",
+                "key not base64": "Sec-WebSocket-Key: !!!!!!!!!!!!!!!!!!!!!!!!\r\n"
+                                  "Sec-WebSocket-Version: 13\r\n",
+                "old version": GOOD_KEY + "Sec-WebSocket-Version: 8\r\n",
+                "no version": GOOD_KEY}
+
+
+@pytest.mark.parametrize("name", BAD_UPGRADES)
+def test_an_upgrade_the_server_cannot_take_is_a_clear_400_and_no_hold(server, name):
+    """A hold socket's upgrade without a usable key or the protocol's version 13 (a
+    script's, not a browser's) is refused before anything is sent, never a 500."""
+    mark = len(server.output())
+    host, guest = lobby(server)
+    host.post(f"/r/{host.code}/settings", {"ready_ms": 10_000})
+    host.post(f"/r/{host.code}/start")
+    url = server.url.removeprefix("http://")
+    sock = socket.create_connection(url.split(":"), timeout=10)
+    try:
+        sock.sendall((f"GET /r/{guest.code}/hold HTTP/1.1\r\nHost: {url}\r\n"
+                      f"Upgrade: websocket\r\nConnection: Upgrade\r\n{BAD_UPGRADES[name]}"
+                      f"Cookie: {guest.cookie}\r\nAccept: application/json\r\n\r\n").encode())
+        answer = b""
+        while b"\r\n\r\n" not in answer:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            answer += chunk
+    finally:
+        sock.close()
+    assert answer.split(b"\r\n")[0] == b"HTTP/1.1 400 BAD REQUEST", answer[:300]
+    assert guest.state()["me"]["holding"] is False
+    assert_no_traceback(server, mark)
 
 
 # -- 2. JSON and numbers: a clear 400, nothing changed, no traceback ------------------

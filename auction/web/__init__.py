@@ -23,7 +23,7 @@ from ..game import rules
 from ..server import Conflict, NoSuchRoom
 from . import (actions, api, capacity, delivery, hold, hosts, i18n, identity, limits,
                operations, outage, pages, results, room, screen, stream)
-from .common import HOLD_ENDPOINT, csrf_token, services
+from .common import csrf_token, services
 from .respond import error, status_of
 from .words import N_, refusal
 
@@ -49,7 +49,6 @@ def register(app: Flask, client) -> None:
     limits.init(app, client)
     operations.init(app, capacity.init(app))
     app.before_request(_guard_posts)
-    app.before_request(_plain_sockets)
     app.after_request(_finish)
     app.context_processor(lambda: {"csrf_token": csrf_token()})
     app.register_error_handler(rules.RuleError, _rule_error)
@@ -87,14 +86,6 @@ def _guard_posts():
         if not hmac.compare_digest(sent.encode(), csrf_token().encode()):
             return error(403, N_("the form is stale or foreign; reload the page"))
     return None
-
-
-def _plain_sockets() -> None:
-    """Decline a hold socket's offer of compression (the upgrade is built from the same
-    environ): the 1 KiB bound on its messages (config SOCK_SERVER_OPTIONS) is checked after
-    inflating, and one 4 KiB read of deflated data could inflate to megabytes."""
-    if request.endpoint == HOLD_ENDPOINT:
-        request.environ.pop("HTTP_SEC_WEBSOCKET_EXTENSIONS", None)
 
 
 def _finish(response):

@@ -18,6 +18,8 @@ at the read dates it, as before.
 from __future__ import annotations
 
 import atexit
+import base64
+import hashlib
 import socket
 import struct
 import sys
@@ -27,6 +29,9 @@ from typing import Any
 
 from flask import Response
 from simple_websocket import ConnectionClosed, Server
+from werkzeug.exceptions import BadRequest
+from wsproto import ConnectionType
+from wsproto.connection import Connection
 
 STAMPS = getattr(socket, "SO_TIMESTAMPNS", 35)     # Linux's value; Python does not name it
 LINUX = sys.platform.startswith("linux")
@@ -35,6 +40,7 @@ ANCILLARY = socket.CMSG_SPACE(16) if LINUX else 0  # one struct timespec
 # arrival and the read, and the read is dated when it was made: no worker that
 # still serves holds is seconds behind.
 MAX_AGE_MS = 2_000
+GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"     # RFC 6455's, for Sec-WebSocket-Accept
 LAST_DATA_RECV = 52     # struct tcp_info's tcpi_last_data_recv (ms ago), Linux
 # That figure counts kernel ticks, 1 to 10 ms each by how the kernel was built: the
 # arrival it gives is moved this much later, so a press is never dated before it came.
@@ -86,16 +92,32 @@ class ReadTime:
 
 class Wire(Server):
     """A server WebSocket read by its caller. ``read``: when the data of the last read
-    arrived, on ``now_ms``'s clock; ``ended_ms``: when its end was read."""
+    arrived, on ``now_ms``'s clock; ``ended_ms``: when its end was read.
+
+    The upgrade is answered here, from the request's headers as the WSGI server parsed
+    them (simple-websocket rebuilds the request's text and parses it again with h11:
+    a sixth of a hold's frame handling), with no extension and no subprotocol (the
+    hold's messages are a few bytes; an offer of compression is declined). An upgrade
+    it cannot take is a 400 before anything is sent (``BadRequest``)."""
 
     connected: bool
+    ws: Any     # wsproto's frame Connection, or the hold's Tap around it (tap.py)
 
     def __init__(self, environ: dict, now_ms: Callable[[], int], **options: Any) -> None:
+        self.key = _upgrade_key(environ)
         self.now_ms = now_ms
         self.read = ReadTime(now_ms())
         self.ended_ms: int | None = None
         super().__init__(environ, thread_class=_NoThread, **options)
         self.stamped = LINUX and _stamp(self.sock)
+
+    def handshake(self) -> None:
+        """Answer the upgrade (RFC 6455, 4.2.2); from here on only frames."""
+        accept = base64.b64encode(hashlib.sha1(self.key + GUID).digest())
+        self.ws = Connection(ConnectionType.SERVER)
+        self.sock.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+                          b"Connection: Upgrade\r\nSec-WebSocket-Accept: " + accept + b"\r\n\r\n")
+        self.connected = True
 
     def arrived_ms(self) -> int:
         """When the upgrade request's last data arrived, by the kernel's note of it
@@ -182,6 +204,21 @@ class _Done(Response):
         if self.mode == "werkzeug":
             return super().__call__(environ, start_response)
         return []
+
+
+def _upgrade_key(environ: dict) -> bytes:
+    """The request's Sec-WebSocket-Key, if it is an upgrade this server takes (RFC 6455,
+    4.2.1: version 13, a key of 16 bytes in base64); BadRequest if not."""
+    key = environ.get("HTTP_SEC_WEBSOCKET_KEY", "").strip().encode()
+    connection = {t.strip().lower() for t in environ.get("HTTP_CONNECTION", "").split(",")}
+    try:
+        sixteen = len(base64.b64decode(key, validate=True)) == 16
+    except ValueError:
+        sixteen = False
+    if (environ.get("HTTP_UPGRADE", "").lower() != "websocket" or "upgrade" not in connection
+            or environ.get("HTTP_SEC_WEBSOCKET_VERSION", "").strip() != "13" or not sixteen):
+        raise BadRequest("not a WebSocket upgrade this server takes")
+    return key
 
 
 def _stamp(sock: Any) -> bool:
