@@ -167,6 +167,11 @@ class HoldSocket:
                 hold.release(now)
                 return self.end("connection_lost")
             if now >= next_ping:
+                # First read what has come: the answer to this ping could arrive before
+                # that read, and the kernel joins data queued together under the stamp
+                # of the newest -- a release waiting in a busy worker would be dated at
+                # the pong (wire.py).
+                self.ws.pump(0)
                 hold.check()
                 beat = now >= next_beat
                 self._ping(now, beat)
