@@ -54,8 +54,19 @@ class Tap:
 
 def kernel_rtt_ms(sock: socket.socket) -> int | None:
     """The kernel's smoothed round trip of this TCP connection in ms (Linux), if known."""
+    rtt_us = tcp_info(sock, TCPI_RTT)
+    return None if rtt_us is None else rtt_us // 1000
+
+
+TCPI_RTT = 68               # struct tcp_info's tcpi_rtt (µs)
+TCPI_LAST_DATA_RECV = 52    # struct tcp_info's tcpi_last_data_recv (ms ago)
+
+
+def tcp_info(sock: socket.socket, offset: int) -> int | None:
+    """One unsigned 32-bit field of the kernel's ``struct tcp_info`` for this connection
+    (Linux), at its byte ``offset``; None where the kernel cannot say."""
     try:
         info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
-        return struct.unpack_from("I", info, 68)[0] // 1000   # tcpi_rtt, in µs
+        return struct.unpack_from("I", info, offset)[0]
     except (AttributeError, OSError, struct.error):
         return None

@@ -33,6 +33,8 @@ from werkzeug.exceptions import BadRequest
 from wsproto import ConnectionType
 from wsproto.connection import Connection
 
+from .tap import TCPI_LAST_DATA_RECV, tcp_info
+
 STAMPS = getattr(socket, "SO_TIMESTAMPNS", 35)     # Linux's value; Python does not name it
 LINUX = sys.platform.startswith("linux")
 ANCILLARY = socket.CMSG_SPACE(16) if LINUX else 0  # one struct timespec
@@ -41,9 +43,9 @@ ANCILLARY = socket.CMSG_SPACE(16) if LINUX else 0  # one struct timespec
 # still serves holds is seconds behind.
 MAX_AGE_MS = 2_000
 GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"     # RFC 6455's, for Sec-WebSocket-Accept
-LAST_DATA_RECV = 52     # struct tcp_info's tcpi_last_data_recv (ms ago), Linux
-# That figure counts kernel ticks, 1 to 10 ms each by how the kernel was built: the
-# arrival it gives is moved this much later, so a press is never dated before it came.
+# The kernel's tcpi_last_data_recv (tap.py) counts kernel ticks, 1 to 10 ms each by how
+# the kernel was built: the arrival it gives is moved this much later, so a press is
+# never dated before it came.
 TICK_MS = 10
 
 _keeper: socket.socket | None = None
@@ -124,14 +126,8 @@ class Wire(Server):
         (never earlier than it came, and at most TICK_MS later), or now if the kernel
         cannot say."""
         now = self.now_ms()
-        if not LINUX:
-            return now
-        try:
-            info = self.sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
-            ago = struct.unpack_from("I", info, LAST_DATA_RECV)[0]
-        except (AttributeError, OSError, struct.error):
-            return now
-        return min(now, now - ago + TICK_MS) if ago <= MAX_AGE_MS else now
+        ago = tcp_info(self.sock, TCPI_LAST_DATA_RECV) if LINUX else None
+        return min(now, now - ago + TICK_MS) if ago is not None and ago <= MAX_AGE_MS else now
 
     def receive(self, timeout: float | None = None) -> Any:
         """The next message, or None if none came within ``timeout`` seconds;
