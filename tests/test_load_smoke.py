@@ -7,6 +7,7 @@ no result lost, two generator processes merged into one row.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -37,6 +38,27 @@ def test_smoke_run_fills_the_table(capsys):
     assert row["cpu_ms_per_player_round"] > 0
     assert load.header() in out and load.format_row(row) in out
     assert "2/2 rooms ended" in out
+
+
+def test_compare_serves_two_checkouts_in_turns_and_prints_the_ratio(capsys, tmp_path):
+    """bench/compare.py's code path: the reference checkout (here a copy of this one,
+    served from its own folder) and this one each play a smoke step, and the ratio
+    printed is the reference's figure over this one's."""
+    import shutil
+
+    import compare
+    root = Path(__file__).resolve().parent.parent
+    copy = tmp_path / "reference"
+    shutil.copytree(root, copy, ignore=shutil.ignore_patterns(
+        ".venv", ".git", "instance", "test-artifacts", "__pycache__", "*.egg-info"))
+    [result] = compare.main(["--against", str(copy), "--smoke"])
+    out = capsys.readouterr().out
+    assert len(result["runs"]["reference"]) == 1 and len(result["runs"]["this"]) == 1
+    assert result["reference"] > 0 and result["this"] > 0
+    assert result["ratio"] == result["reference"] / result["this"]
+    for build in ("reference", "this"):
+        assert len(re.findall(rf"^ *{build} +8 +1 ", out, re.M)) == 1, out
+    assert f"{result['ratio']:.2f}x less" in out
 
 
 def test_rooms_arriving_past_capacity_are_turned_away_and_the_others_play_on(capsys):
