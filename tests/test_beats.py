@@ -114,3 +114,38 @@ def test_a_store_that_answers_nothing_holds_up_no_other_shard_and_its_holds_lear
         assert all(code == fine for code, _, _ in frozen.written)
     finally:
         frozen.thaw.set()
+
+
+def test_a_write_out_across_the_workers_own_stall_is_not_the_store_away():
+    """A worker that stalls (a burst of work, a long collection) reads its write's
+    answer only after the stall. By the wall clock that write was out for the whole
+    stall, and every hold of its shard would end 'unavailable' for the worker's own
+    slowness (watched failing: raised at once after a 1.3 s stall). Its lateness counts
+    on the worker's own pace, each gap between two flushes up to STALL_CAP_S; a store
+    that still answers nothing once the worker is awake again is away LATE_S of awake
+    time after the write went out."""
+    stuck = _code_in_shard(0)
+    frozen = _Frozen(store.shard(stuck))
+    beats = Beats(frozen)         # type: ignore[arg-type]
+    beats._thread = object()      # type: ignore[assignment]   # no loop: flushed by hand
+    try:
+        beats.add("s1", stuck, "p1", 1_000)
+        beats.flush()             # the write goes out and waits
+        time.sleep(1.3)           # the worker stalls: no flush, no look
+        beats.check("s1")         # awake for 0.4 s of it at most: not late
+        assert not beats.lost("s1")
+        awake = time.monotonic()
+        while True:               # awake again, flushing every 100 ms as the loop does
+            beats.flush()
+            try:
+                beats.check("s1")
+            except UNAVAILABLE:
+                break
+            assert time.monotonic() - awake < beats_module.LATE_S, "never taken for away"
+            time.sleep(0.1)
+        # Away once the write had been out LATE_S of awake time: the stall's 0.4 s
+        # counted, so about 0.6 s after the worker went on.
+        assert 0.4 <= time.monotonic() - awake <= beats_module.LATE_S
+        assert beats.lost("s1")
+    finally:
+        frozen.thaw.set()

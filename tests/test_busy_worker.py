@@ -19,8 +19,8 @@ import time
 import pytest
 
 from client import Hold, Player
-from harness import AppServer
-from test_fairness import bids, ids, let_go_after, press_soon, run_all, screen_go
+from harness import AppServer, RedisServer
+from test_fairness import bids, ids, in_round, let_go_after, press_soon, run_all, screen_go
 
 BUSY_S = 0.4
 SETTINGS = {"ready_ms": 2000, "result_ms": 2000, "reveal": "all_bids", "own_bank": "shown"}
@@ -138,3 +138,74 @@ def busy_for(server, seconds: float) -> None:
         time.sleep(seconds)
     finally:
         os.kill(server.proc.pid, signal.SIGCONT)
+
+
+@pytest.fixture
+def own_store():
+    """A store of this test's own, so it can stop it without touching anyone else's."""
+    store = RedisServer()
+    srv = AppServer(store.url)
+    yield store, srv
+    srv.stop()
+    store.stop()
+
+
+STALL_S = 1.3       # past beats.LATE_S (1 s) on any clock that counts the stall
+
+
+def stalled_with_a_heartbeat_out(store, srv) -> None:
+    """The worker stalls while one of its heartbeat writes is out: the store is stopped
+    long enough for a flush (every 200 ms) to send one, then the worker stops for
+    STALL_S, and the store answers 100 ms after the worker goes on -- as a busy worker's
+    writer reaches its answer after the holds it serves have looked at the clock."""
+    os.kill(store.proc.pid, signal.SIGSTOP)
+    try:
+        time.sleep(0.3)
+        os.kill(srv.proc.pid, signal.SIGSTOP)
+        try:
+            time.sleep(STALL_S)
+        finally:
+            os.kill(srv.proc.pid, signal.SIGCONT)
+        time.sleep(0.1)
+    finally:
+        os.kill(store.proc.pid, signal.SIGCONT)
+
+
+def test_a_worker_that_stalls_keeps_its_holds(own_store):
+    """A worker that is only behind (a burst of work, a long collection) has not lost its
+    holders. It sent them no ping while it stalled, so their silence says nothing: it
+    released the hold as 'connection_lost' at its last answer before the stall (charged
+    about 300 ms of 2.6 s, watched failing), and with that fixed, its own timer loop's
+    watchdog released it as 'round_over' at the heartbeat last written (the same charge).
+    The hold goes on, and costs what it was held. (The third part, a heartbeat write out
+    across the stall judged by the worker's own pace, test_beats.py shows by itself: here
+    the writer may read its answer before the hold looks.)"""
+    store, srv = own_store
+    players = [Player(srv.url), Player(srv.url)]
+    try:
+        code = players[0].create("P0", "stake")
+        players[1].join(code, "P1")
+        players[0].post(f"/r/{code}/settings", {**SETTINGS, "rounds": 1})
+        for player in players:
+            player.follow()
+            player.wait_view(lambda v: v["phase"] == "lobby")
+        players[0].post(f"/r/{code}/start")
+        first, other = players
+        holds: list[Hold] = []
+
+        def play_first():
+            hold = press_soon(first, 1)
+            holds.append(hold)
+            first.wait_view(in_round(1, "spending"))
+            time.sleep(0.5)
+            stalled_with_a_heartbeat_out(store, srv)
+            return let_go_after(first, hold, 1, 2600)
+
+        held = run_all(play_first, lambda: let_go_after(other, press_soon(other, 1), 1, 3500))
+        # The server said nothing: the hold was the player's to end.
+        assert [m for m in holds[0].messages if m.get("type") == "released"] == []
+        charged = bids(first, 1)[ids([first])[0]]
+        assert abs(charged - held[0]) <= 80, (charged, held[0])
+    finally:
+        for player in players:
+            player.stop()

@@ -47,6 +47,13 @@ INTERVAL_S = 0.2
 # connection.cluster_options): a hold learns it before a stuck write, tried again
 # on a promoted replica, could make its heartbeat look fresh again.
 LATE_S = 1.0
+# ... counted on this worker's own pace: the time its beats loop was awake to see, each
+# gap between two of its wakes counted up to STALL_CAP_S. A worker that stalls (a burst
+# of work, a long collection) reads its write's answer late, after the stall; by the
+# wall clock that write was out for the whole stall, and the worker would end every hold
+# of the shard 'unavailable' for its own slowness. A store that does not answer leaves
+# the loop awake, so its silence counts in full.
+STALL_CAP_S = 2 * INTERVAL_S
 
 
 @dataclass
@@ -72,8 +79,18 @@ class Beats:
         self._beats: dict[str, Beat] = {}
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
-        self._writing: dict[int, float] = {}    # shard -> when its write under way began
+        self._writing: dict[int, float] = {}    # shard -> when (pace) its write began
         self._failed: dict[int, Exception] = {}     # shards whose last write failed
+        self._paced = 0.0                       # the pace at the loop's last wake
+        self._woke = time.monotonic()           # ... and that wake's wall time
+
+    def pace(self) -> float:
+        """Seconds this worker was awake to count (LATE_S): the wall clock, less whatever
+        of each gap between two flushes (the beats loop's wakes) went past STALL_CAP_S."""
+        return self._paced + min(time.monotonic() - self._woke, STALL_CAP_S)
+
+    def _wake(self) -> None:
+        self._paced, self._woke = self.pace(), time.monotonic()
 
     def add(self, owner: str, code: str, pid: str, alive_ms: int,
             read: Callable[[], tuple[int, list[int]]] | None = None) -> None:
@@ -82,6 +99,10 @@ class Beats:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="beats", daemon=True)
                 self._thread.start()
+
+    def has(self, owner: str) -> bool:
+        """Whether ``owner`` is a live hold of this worker."""
+        return owner in self._beats
 
     def note(self, owner: str, alive_ms: int, samples: list[int]) -> None:
         """A hold's latest sign of life and the round trips measured since the last note."""
@@ -112,6 +133,7 @@ class Beats:
         """Write every hold's news: one call per shard, each in its own thread. A shard
         whose last write is still out is passed over (its news wait for the next
         flush). ``wait``: return once the writes are done, raising the first failure."""
+        self._wake()
         for b in list(self._beats.values()):
             if b.read is not None:
                 self.note(b.owner, *b.read())
@@ -122,7 +144,7 @@ class Beats:
                 if b.dirty and k not in self._writing:
                     batch[k].append((b, b.samples))
                     b.samples, b.dirty = [], False
-            now = time.monotonic()
+            now = self.pace()
             for k in batch:
                 self._writing[k] = now
         writers = [threading.Thread(target=self._write, args=(k, entries), daemon=True,
@@ -140,7 +162,7 @@ class Beats:
         """One shard's write. A failure keeps its holds' news for the next flush and
         marks them away."""
         with self._lock:        # late counts from the write itself, not from its thread's start
-            self._writing[k] = time.monotonic()
+            self._writing[k] = self.pace()
         failed: Exception | None = None
         try:
             self.store.beat_many([(b.code, b.pid, b.owner, b.alive_ms, samples, False)
@@ -172,10 +194,10 @@ class Beats:
         if beat.away is not None:
             return beat.away
         began = self._writing.get(shard(beat.code))
-        if began is not None and time.monotonic() - began > LATE_S:
+        if began is not None and self.pace() - began > LATE_S:
             beat.lost = True
             return redis.TimeoutError(f"heartbeat not written for "
-                                      f"{time.monotonic() - began:.1f} s")
+                                      f"{self.pace() - began:.1f} s")
         return None
 
     def check(self, owner: str) -> None:

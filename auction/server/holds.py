@@ -28,6 +28,12 @@ from .rooms import Outcome, Rooms
 from .store import NoSuchRoom, hold_key
 
 DEAD_MS = 1_000          # silence after which a holder is taken for gone (two beats)
+# ... if it was asked: a ping this old is still unanswered. Silence counts only while
+# the server asks; a worker that stalled (a burst of work, a long collection) sent no
+# ping meanwhile, and its holders' silence then says nothing about them. For a worker
+# that keeps time this changes nothing: the ping after a holder's last answer went out
+# a beat (500 ms) after the one answered, so it is this old when DEAD_MS have passed.
+UNANSWERED_MS = 500
 
 
 class Line(Protocol):
@@ -36,6 +42,10 @@ class Line(Protocol):
     @property
     def alive_ms(self) -> int:
         """The client's last sign of life: an answer to a ping, or the opening."""
+
+    @property
+    def asked_ms(self) -> int | None:
+        """When the oldest ping the client has not answered was sent (None: none)."""
 
     @property
     def kernel_rtt_ms(self) -> int | None:
@@ -211,10 +221,20 @@ class Hold:
             return news.room
         return None
 
+    def _dead_line(self) -> int | None:
+        """From when the line counts as dead if nothing more is heard: DEAD_MS after its
+        last sign of life and UNANSWERED_MS after the oldest ping it has not answered;
+        None while no ping is unanswered (nothing was asked)."""
+        asked = self.line.asked_ms
+        if asked is None:
+            return None
+        return max(self.line.alive_ms + DEAD_MS, asked + UNANSWERED_MS)
+
     def next_due(self) -> int:
         """When ``due`` may next find something: the bank's end, or just past the line's
         dead line -- so a lost link is noticed DEAD_MS after its last frame."""
-        return min(self.runs_out, self.line.alive_ms + DEAD_MS + 1)
+        dead = self._dead_line()
+        return self.runs_out if dead is None else min(self.runs_out, dead + 1)
 
     def due(self, now_ms: int) -> Ending | None:
         """End the hold if its bank ran dry (fired now rather than at the next tick) or
@@ -222,9 +242,9 @@ class Hold:
         if now_ms >= self.runs_out:
             self.rooms.act(self.code, lambda room: None)
             return "bank_empty"
-        alive = self.line.alive_ms
-        if now_ms - alive > DEAD_MS:
-            self.release(alive)
+        dead = self._dead_line()
+        if dead is not None and now_ms > dead:
+            self.release(self.line.alive_ms)
             return "connection_lost"
         return None
 

@@ -66,6 +66,11 @@ class Rooms:
         self.clock = clock
         self.cap_ms = cap_ms      # the latency compensation cap (fairness.py)
         self.wake: Callable[[int], None] = lambda at_ms: None  # set by the worker's scheduler
+        # Whether a hold slot's owner is a live hold socket of this very worker (set to
+        # its heartbeats' list): that hold's own loop hears its line, so the watchdog
+        # leaves it alone -- after a stall of this worker its stored heartbeat is old
+        # for the worker's own slowness, not the player's.
+        self.holding_here: Callable[[str], bool] = lambda owner: False
 
     # -- reading ------------------------------------------------------------
 
@@ -203,6 +208,8 @@ class Rooms:
         events: list = []
         for pid, beat in zip(holders, beats):
             owner, alive = beat if beat else ("-", now)
+            if owner != "-" and self.holding_here(owner):
+                continue
             if owner == "-" or now - alive > ORPHAN_MS:
                 room.game, more = rules.apply(room.game, rules.Release(pid, alive), now)
                 events += more

@@ -53,6 +53,7 @@ class Service:
         self.scheduler = Scheduler(self.rooms)
         # A deadline set here wakes this worker's timer loop at once.
         self.rooms.wake = self.scheduler.wake
+        self.rooms.holding_here = self.beats.has
 
     def start(self) -> None:
         """Run this worker's timer loop (a serving worker; tests of requests need none)."""

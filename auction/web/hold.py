@@ -70,6 +70,10 @@ class HoldSocket:
     def alive_ms(self) -> int:
         return self.tap.last_ms
 
+    @property
+    def asked_ms(self) -> int | None:
+        return self.tap.asked_ms
+
     def round_trips(self) -> list[int]:
         fresh, self.tap.fresh = self.tap.fresh, []
         return fresh

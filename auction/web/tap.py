@@ -26,7 +26,7 @@ class Tap:
         self.last_ms = now_ms()
         self.text_ms: deque[int] = deque()
         self.closed_ms: int | None = None
-        self.pings: dict[bytes, int] = {}
+        self.pings: dict[bytes, int] = {}  # unanswered pings: payload -> when sent
         self.fresh: list[int] = []          # round trips not yet in the store
         self.ponged = False                 # an answer came since the hold last asked
 
@@ -42,11 +42,21 @@ class Tap:
                     self.last_ms = now
                     self.fresh.append(now - sent)
                     self.ponged = True
+                    # Pongs come in order, and a client may answer only the latest of
+                    # several pings (RFC 6455 5.5.3): the earlier ones are answered too.
+                    for payload, at in list(self.pings.items()):
+                        if at <= sent:
+                            del self.pings[payload]
             elif isinstance(event, CloseConnection):
                 self.closed_ms = now
             elif getattr(event, "message_finished", False):
                 self.text_ms.append(now)
             yield event
+
+    @property
+    def asked_ms(self) -> int | None:
+        """When the oldest ping still unanswered was sent; None: every ping was answered."""
+        return min(self.pings.values(), default=None)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._conn, name)
