@@ -28,14 +28,16 @@ from harness import RedisServer
 
 def measure(against: Path, players: int, workers: int, rounds: int, runs: int,
             ramp_s: float, show=print) -> dict:
-    """``runs`` rows of each build in turns (reference first); their medians and the
+    """``runs`` rows of each build in turns, which goes first alternating from run to run
+    (a machine that drifts over the sitting favours neither); their medians and the
     reference's median over this build's (how many times less this build spends)."""
     procs = min(4, -(-players // load.PLAYERS_PER_PROC))
     store = RedisServer()
     figures: dict[str, list[float]] = {"reference": [], "this": []}
     try:
-        for _ in range(runs):
-            for name, root in (("reference", against), ("this", load.HERE.parent)):
+        builds = [("reference", against), ("this", load.HERE.parent)]
+        for run in range(runs):
+            for name, root in builds if run % 2 == 0 else builds[::-1]:
                 row = load.run_step(players, workers, rounds, procs, ramp_s, store, root)
                 show(f"{name:>9}  {load.format_row(row)}")
                 if row["errors"] or row["lost"]:
