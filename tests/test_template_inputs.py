@@ -17,7 +17,7 @@ from jinja2 import DictLoader, Environment
 from auction.game import rules as R
 from auction.game.views import view_for
 from auction.web import render, screen
-from auction.web.template_inputs import inputs
+from auction.web.template_inputs import CLOSED, gate, inputs, reader, reading
 from test_render import CTX, lobby
 
 SETTINGS = [
@@ -99,9 +99,10 @@ def test_the_memo_skips_parts_whose_inputs_did_not_change():
     pressed, _ = R.apply(game, R.Press("p1"), 1_200)     # another's press: hidden from p2
     render.partials(view_for(pressed, "p2", 1_300), ctx, memo=memo)
     again = [name for name, entry in memo.items() if id(entry) != drawn[name]]
-    # Only the part that shows the countdown's clock (status) is drawn again, and the
-    # end's, which hands the whole view to the charts (so it depends on all of it).
-    assert again == ["status", "final"]
+    # Only the part that shows the countdown's clock (status) is drawn again. The end's
+    # hands the whole view to the charts (so it depends on all of it) but draws nothing
+    # before the end (its gate, template_inputs.gate): it was drawn again here before.
+    assert again == ["status"]
 
 
 def test_the_reading_of_templates_is_conservative():
@@ -114,10 +115,49 @@ def test_the_reading_of_templates_is_conservative():
         "looped.html": "{% for k in v %}{{ k }}{% endfor %}",
         "unknown.html": "{{ something_else }}",
         "dynamic.html": "{% include v.kind ~ '.html' %}",
+        "count.html": "{{ [2, v.players|length]|max }}",
+        "counted.html": "{{ v.players|length }}{{ v.players[0] }}",
     }))
     assert inputs(env, "keys.html") == {("v", "round"), ("v", "phase"), ("v", "history"),
                                         ("me", "id"), ("me", "?"), ("phase", (("eq", "lobby"),))}
     for name in ("whole.html", "looped.html", "unknown.html", "dynamic.html"):
         assert inputs(env, name) is None, name
+    # Where only the number of players is read, a change of who they are draws nothing.
+    assert inputs(env, "count.html") == {("len", "players")}
+    assert inputs(env, "counted.html") == {("len", "players"), ("v", "players")}
+    count = reader(inputs(env, "count.html"))
+    one, other = {"players": [{"id": "p1", "tokens": 0}]}, {"players": [{"id": "p1", "tokens": 1}]}
+    assert count(one) == count(other) != count({"players": []})
+    counted = reader(inputs(env, "counted.html"))
+    assert counted(one) != counted(other)
     # Where my own seat is shown as a value, all of it is read; where only tested, not.
     assert inputs(env, "mine.html") == {("v", "me"), ("v", "phase")}
+
+
+def test_a_part_gated_on_the_phase_depends_on_nothing_where_its_gate_is_shut():
+    """A part whose whole output stands inside one {% if %} that asks for a phase draws
+    nothing in any other phase, whatever else the view holds; anything else around the
+    test, or output outside it, and there is no gate."""
+    env = Environment(loader=DictLoader({
+        "gated.html": "{# the end #}\n{% set f = v.final %}{% macro m() %}x{% endmacro %}\n"
+                      "{% if phase == 'ended' and v.final %}{{ v|tojson }}{% endif %}\n",
+        "among.html": "{% if v.round and phase in ('result', 'ended') %}{{ v.round }}{% endif %}",
+        "else.html": "{% if phase == 'ended' %}a{% else %}b{% endif %}",
+        "elif.html": "{% if phase == 'ended' %}a{% elif v.x %}b{% endif %}",
+        "outside.html": "{% if phase == 'ended' %}a{% endif %}x",
+        "either.html": "{% if phase == 'ended' or v.final %}a{% endif %}",
+        "unasked.html": "{% if v.final %}a{% endif %}",
+        "reset.html": "{% set phase = 'ended' %}{% if phase == 'ended' %}a{% endif %}",
+    }))
+    gated = gate(env, "gated.html")
+    assert gated is not None
+    assert not gated({"phase": "spending", "final": {"x": 1}}) and gated({"phase": "ended"})
+    among = gate(env, "among.html")
+    assert among is not None and among({"phase": "result"}) and not among({"phase": "lobby"})
+    for name in ("else.html", "elif.html", "outside.html", "either.html", "unasked.html",
+                 "reset.html"):
+        assert gate(env, name) is None, name
+    # What the stream's memo compares: nothing of the view where the gate is shut.
+    depends = reading(env, "gated.html")
+    assert depends({"phase": "spending", "final": 1}) == depends({"phase": "lobby"}) == CLOSED
+    assert depends({"phase": "ended", "final": 1}) == {"phase": "ended", "final": 1}

@@ -261,8 +261,7 @@ def partials(view: View, ctx: dict, names: Sequence[str] = PARTS,
     out = {}
     for name in names:
         template = f"{folder}/{name}.html"
-        read = _reader(template)
-        inputs = view if read is None else read(view)
+        inputs = _inputs_of(template)(view)
         kept = memo.get(name) if memo is not None else None
         if kept is not None and kept[0] == inputs:
             out[name] = kept[1]
@@ -274,11 +273,10 @@ def partials(view: View, ctx: dict, names: Sequence[str] = PARTS,
 
 
 @lru_cache(maxsize=None)
-def _reader(template: str) -> Callable[[View], tuple] | None:
-    """What ``template`` reads of the view, as a function of the view (None: possibly
-    all of it), found once per process."""
-    found = template_inputs.inputs(ENVS[i18n.DEFAULT], template)
-    return None if found is None else template_inputs.reader(found)
+def _inputs_of(template: str) -> Callable[[View], object]:
+    """What ``template``'s drawing of a view depends on, as a function of the view
+    (template_inputs.reading), found once per process."""
+    return template_inputs.reading(ENVS[i18n.DEFAULT], template)
 
 
 def page_of(name: str, view: View, ctx: dict) -> str:

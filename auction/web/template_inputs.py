@@ -10,6 +10,7 @@ larger part of a phone stream's cost.
 An input is one of:
 - ``("v", key)``: the view's ``key`` (``v.key``, ``v["key"]``, or a name the page's
   context derives from it, render._context);
+- ``("len", key)``: how many items the view's ``key`` holds (``v.key|length``);
 - ``("me", field)``: a field of my own seat (``me.field``), ``("me", "?")`` whether I
   have one (``{% if me %}``);
 - ``("phase", ops)``: the outcome of comparing the phase with constants
@@ -69,6 +70,7 @@ def reader(specs: Iterable[Input]) -> Callable[[Mapping[str, Any]], tuple]:
     made once per template, as it runs for every part of every stream's every change."""
     specs = frozenset(specs)
     keys = tuple(what for kind, what in specs if kind == "v")
+    counted = tuple(what for kind, what in specs if kind == "len" and ("v", what) not in specs)
     fields = tuple(what for kind, what in specs if kind == "me" and what != "?")
     # A test of the phase says nothing new where the phase itself is read.
     tests = () if ("v", "phase") in specs else tuple(
@@ -77,9 +79,77 @@ def reader(specs: Iterable[Input]) -> Callable[[Mapping[str, Any]], tuple]:
     def read(view: Mapping[str, Any]) -> tuple:
         me, phase = view.get("me"), view.get("phase")
         return (tuple(map(view.get, keys)),
+                tuple(len(view.get(key) or ()) for key in counted),
                 None if me is None else tuple(map(me.get, fields)),
                 tuple(compare(phase, const) for compare, const in tests))
     return read
+
+
+CLOSED = ("closed",)     # what a part depends on where its gate is shut: nothing
+
+
+def reading(env: Environment, name: str) -> Callable[[Mapping[str, Any]], object]:
+    """What template ``name``'s drawing of a view depends on, as a function of the view:
+    CLOSED where its gate is shut, else what it reads (the whole view where unknown)."""
+    found = inputs(env, name)
+    read = None if found is None else reader(found)
+    shut = gate(env, name)
+
+    def depends(view: Mapping[str, Any]) -> object:
+        if shut is not None and not shut(view):
+            return CLOSED
+        return view if read is None else read(view)
+    return depends
+
+
+def gate(env: Environment, name: str) -> Callable[[Mapping[str, Any]], bool] | None:
+    """For a part whose whole output stands inside one ``{% if %}`` with no other branch,
+    whose test requires comparisons of the phase with constants (``phase == "ended" and
+    v.final``): a function telling from a view whether those comparisons pass. Where one
+    fails the part draws nothing, whatever else the view holds -- so the end's part, which
+    hands the whole view on (None above), is not drawn again at each change of a round.
+    None: no such gate."""
+    assert env.loader is not None
+    tree = env.parse(env.loader.get_source(env, name)[0])
+    body = [node for node in tree.body if not _silent(node)]
+    top = body[0] if len(body) == 1 else None
+    if not isinstance(top, nodes.If) or top.elif_ or top.else_:
+        return None
+    if any(node.name == "phase" for node in tree.find_all(nodes.Name) if node.ctx == "store"):
+        return None
+    tests = []
+    for term in _conjuncts(top.test):
+        if (isinstance(term, nodes.Compare) and isinstance(term.expr, nodes.Name)
+                and term.expr.name == "phase" and len(term.ops) == 1):
+            op, const = term.ops[0].op, _constant(env, term.ops[0].expr)
+            if op in COMPARISONS and const is not None:
+                tests.append((COMPARISONS[op], const))
+    if not tests:
+        return None
+
+    def open_(view: Mapping[str, Any]) -> bool:
+        phase = view.get("phase")
+        return all(compare(phase, const) for compare, const in tests)
+    return open_
+
+
+def _silent(node: nodes.Node) -> bool:
+    """A top-level node that writes nothing: a set, a macro, an import, or blank text."""
+    if isinstance(node, (nodes.Assign, nodes.AssignBlock, nodes.Macro, nodes.Import,
+                         nodes.FromImport)):
+        return True
+    return isinstance(node, nodes.Output) and all(
+        isinstance(child, nodes.TemplateData) and not child.data.strip()
+        for child in node.nodes)
+
+
+def _conjuncts(test: nodes.Node) -> Iterator[nodes.Node]:
+    """The terms of ``a and b and c``: each must hold for the whole to."""
+    if isinstance(test, nodes.And):
+        yield from _conjuncts(test.left)
+        yield from _conjuncts(test.right)
+    else:
+        yield test
 
 
 def _sources(env: Environment, name: str, seen: set[str]) -> Iterator[nodes.Template | None]:
@@ -122,6 +192,9 @@ def _read(env: Environment, node: nodes.Name, above: tuple[nodes.Node, ...]) -> 
     parent = above[0] if above else None
     if node.name == "v":
         if isinstance(parent, nodes.Getattr) and parent.node is node:
+            grand = above[1] if len(above) > 1 else None
+            if isinstance(grand, nodes.Filter) and grand.name == "length" and grand.node is parent:
+                return ("len", parent.attr)     # how many, not which: the lobby's count
             return ("v", parent.attr)
         if (isinstance(parent, nodes.Getitem) and parent.node is node
                 and isinstance(parent.arg, nodes.Const) and isinstance(parent.arg.value, str)):
