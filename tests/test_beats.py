@@ -17,11 +17,11 @@ from harness import RedisServer
 
 
 def test_a_hold_whose_heartbeat_cannot_be_written_learns_it_until_one_is():
-    """A flush with nothing new writes nothing, so it proves nothing about the store:
-    the hold must go on hearing that its last write failed (it once stopped after the
-    next, empty, flush: holds whose answers come every 500 ms never heard of an outage
-    and were later released at a stale heartbeat without being told). What the failed
-    write carried is written once the store is back."""
+    """The hold must go on hearing that its heartbeat's write failed until one succeeds
+    (it once stopped after the next flush, which then had nothing new to write: holds
+    whose answers come every 500 ms never heard of an outage and were later released at
+    a stale heartbeat without being told). What the failed write carried is written once
+    the store is back."""
     server = RedisServer()
     client = redis.Redis.from_url(server.url, socket_connect_timeout=1, socket_timeout=1)
     beats = Beats(Store(client))

@@ -5,13 +5,17 @@ its heartbeat and its round trip as each answer came would cost a few Redis
 round trips per holder per answer -- once the largest cost of a busy worker.
 Instead each hold notes them here, in memory, and one loop writes them all
 every 200 ms: one script call per shard of rooms (``Store.beat_many``),
-whatever the number of holders, and only the holds with news.
+whatever the number of holders -- every live hold, news or not: each write's age
+tells other workers that this one still keeps the hold.
 Each flush first reads every socket's latest answer itself (``read``): noted only
 at the socket's own pings, the heartbeat would lag a whole ping interval more.
 
 The heartbeat is what another worker's watchdog reads when this worker died
-with the socket (rooms.py), so it may lag one interval behind the hold's own
-last sign of life: well inside the watchdog's 1.5 s.
+with the socket (rooms.py): it releases a hold whose heartbeat no worker has
+written for 1.5 s, at the last sign of life written. A player who fell silent
+while this worker lives is this worker's to release (holds.py): on a worker that
+is behind, pings go out late and answers are read late, and a heartbeat dated by
+the player's last answer would look dead while the player still holds.
 
 A hold whose heartbeat cannot be written (its shard's store is away) must end
 (``check``): another worker would take it for gone and release it at its last
@@ -21,8 +25,7 @@ nothing, and the write waits out the client's timeout. So each shard's write
 goes in a thread of its own -- a store that does not answer holds up no other
 shard's heartbeats -- and a shard whose write has been out for ``LATE_S`` counts
 as away as much as one whose write failed. Either way its holds stay marked until
-a write of their news succeeds: a flush with nothing new to write proves nothing
-about the store, and what a failed write carried is kept for the next one.
+a write of theirs succeeds, and what a failed write carried is kept for the next one.
 """
 
 from __future__ import annotations
@@ -65,7 +68,6 @@ class Beat:
     owner: str
     alive_ms: int
     samples: list[int] = field(default_factory=list)   # round trips, oldest first
-    dirty: bool = True
     away: Exception | None = None       # why its last write failed, until one succeeds
     read: Callable[[], tuple[int, list[int]]] | None = None    # the socket's news, now
     lost: bool = False                  # a write of its news ever failed or came late
@@ -108,10 +110,9 @@ class Beats:
         """A hold's latest sign of life and the round trips measured since the last note."""
         with self._lock:
             beat = self._beats.get(owner)
-            if beat is not None and (samples or alive_ms != beat.alive_ms):  # else nothing new
+            if beat is not None:
                 beat.alive_ms = alive_ms
                 beat.samples.extend(samples)
-                beat.dirty = True
 
     def pending(self, owner: str) -> list[int]:
         """Round trips noted but not yet written, newest first (as the store lists them)."""
@@ -130,9 +131,10 @@ class Beats:
                                    beat.samples, True)])
 
     def flush(self, wait: bool = False) -> None:
-        """Write every hold's news: one call per shard, each in its own thread. A shard
-        whose last write is still out is passed over (its news wait for the next
-        flush). ``wait``: return once the writes are done, raising the first failure."""
+        """Write every live hold's heartbeat and news: one call per shard, each in its
+        own thread. A shard whose last write is still out is passed over (its news wait
+        for the next flush). ``wait``: return once the writes are done, raising the
+        first failure."""
         self._wake()
         for b in list(self._beats.values()):
             if b.read is not None:
@@ -141,9 +143,9 @@ class Beats:
             batch: dict[int, list[tuple[Beat, list[int]]]] = defaultdict(list)
             for b in self._beats.values():
                 k = shard(b.code)
-                if b.dirty and k not in self._writing:
+                if k not in self._writing:      # news or not: the write says we keep it
                     batch[k].append((b, b.samples))
-                    b.samples, b.dirty = [], False
+                    b.samples = []
             now = self.pace()
             for k in batch:
                 self._writing[k] = now
@@ -178,7 +180,7 @@ class Beats:
                     b.away = None
                 else:
                     b.samples[:0] = samples
-                    b.dirty, b.away, b.lost = True, failed, True
+                    b.away, b.lost = failed, True
             if failed is None and self._failed.pop(k, None) is not None:
                 log.warning("heartbeats of shard %d written again", k)
             elif failed is not None and k not in self._failed:

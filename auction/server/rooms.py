@@ -26,11 +26,15 @@ from .store import ENDED_TTL_S, LOBBY_TTL_S, PLAYING_TTL_S, NoSuchRoom, Store, h
 
 RETRIES = 20
 LEASE_MS = 2_000
-# A human holder whose socket has not been heard for this long is released
-# at its last-alive moment by whichever worker looks -- the socket's own
-# worker may have died with it. Its worker writes the heartbeat every 200 ms
-# (beats.py) from pongs that come every 500 ms, so a live hold's heartbeat is
-# at most about 700 ms old; the rest is room for a busy worker.
+# A human holder whose worker has not written its heartbeat for this long is
+# released at its last-alive moment by whichever worker looks: the socket's own
+# worker may have died with it. A worker writes the heartbeat of each of its live
+# holds every 200 ms (beats.py), news or not; the rest is room for a busy worker.
+# The age is the write's, not the player's last answer: on a worker behind by half
+# a second, a ping goes out late, its answer is read late and then written late, and
+# the three delays added up to 1.5 s -- a player holding on a live worker was
+# released by another (bench/load.py, 1,000 players on two workers). A player who
+# fell silent on a live worker is that worker's to release (holds.py's dead line).
 ORPHAN_MS = 1_500
 
 
@@ -202,15 +206,18 @@ class Rooms:
             room.shown = [rnd.number, self.clock.now_ms()]
 
     def _release_orphans(self, code: str, room: Room, now: int) -> list:
-        """Release human holders whose socket fell silent, at their last-alive moment."""
+        """Release human holders whose socket ended or whose worker stopped writing their
+        heartbeat, at their last-alive moment."""
         holders = room.human_holders()
         beats = self.store.heartbeats([hold_key(code, pid) for pid in holders])
         events: list = []
         for pid, beat in zip(holders, beats):
-            owner, alive = beat if beat else ("-", now)
+            owner, alive, written = beat if beat else ("-", now, None)
             if owner != "-" and self.holding_here(owner):
                 continue
-            if owner == "-" or now - alive > ORPHAN_MS:
+            # No age to tell by (a slot written without one): its last answer's.
+            age = now - alive if written is None else written
+            if owner == "-" or age > ORPHAN_MS:
                 room.game, more = rules.apply(room.game, rules.Release(pid, alive), now)
                 events += more
                 plan_bots(room, more)

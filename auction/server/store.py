@@ -127,6 +127,9 @@ CLOCK_KEY = f"{PREFIX}{{clock}}"
 # A hold slot is kept a while after its socket ends, so its last-alive moment can be read.
 SLOT_KEEP_MS = 60_000
 
+# A hold slot as read back: owner, last alive ms, ms since its worker last wrote it.
+Heartbeat = tuple[str, int, int | None]
+
 # A seat's round trips outlive any one round.
 RTT_KEEP = 32
 RTT_TTL_S = 6 * 3600
@@ -150,6 +153,7 @@ class Store:
         self._claim = self.redis.register_script(scripts.CLAIM)
         self._take_slot = self.redis.register_script(scripts.TAKE_SLOT)
         self._beats = self.redis.register_script(scripts.BEATS)
+        self._heartbeats = self.redis.register_script(scripts.HEARTBEATS)
         self._reschedule = self.redis.register_script(scripts.RESCHEDULE)
         self._lease = self.redis.register_script(scripts.LEASE)
         self._earliest = self.redis.register_script(scripts.EARLIEST)
@@ -259,16 +263,16 @@ class Store:
             args += [owner, "-" if ended else owner, alive_ms, len(samples), *samples]
         self._beats(keys=keys, args=args)
 
-    def heartbeats(self, keys: list[str]) -> list[tuple[str, int] | None]:
-        """(owner, last alive ms) of each slot (one room's: one hash slot);
-        owner "-" once the socket has ended."""
-        out: list[tuple[str, int] | None] = []
-        for value in self.redis.mget(keys) if keys else []:
-            if value is None:
+    def heartbeats(self, keys: list[str]) -> list[Heartbeat | None]:
+        """Each slot's (owner, last alive ms, ms since its worker last wrote it; None:
+        unknown), one room's (one hash slot); owner "-" once the socket has ended."""
+        out: list[Heartbeat | None] = []
+        for value, age in self._heartbeats(keys=keys, args=[SLOT_KEEP_MS]) if keys else []:
+            if not value:
                 out.append(None)
             else:
                 owner, ms = value.decode().split(" ")
-                out.append((owner, int(ms)))
+                out.append((owner, int(ms), None if age < 0 else age))
         return out
 
     def take_lease(self, key: str, member: str, cap: int, now_ms: int, ttl_ms: int) -> bool:

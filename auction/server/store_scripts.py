@@ -100,6 +100,19 @@ return 1
 """
 
 
+# One room's hold slots (one hash slot): each value, and how long ago it was last
+# written -- its time to live counts down from SLOT_KEEP_MS at every write (ARGV[1]),
+# on the store's own clock. -1: no expiry to tell by (a key set by hand).
+HEARTBEATS = """
+local out = {}
+for i = 1, #KEYS do
+  local ttl = redis.call('PTTL', KEYS[i])
+  out[i] = {redis.call('GET', KEYS[i]), ttl >= 0 and tonumber(ARGV[1]) - ttl or -1}
+end
+return out
+"""
+
+
 # Set a room's next deadline without saving it, if it is still at the version
 # the caller looked at (else the writer that moved it on set its own).
 RESCHEDULE = """
