@@ -21,6 +21,7 @@ if __name__ == "__main__":
 
     from auction.web.collector import settle
     from auction.web.http_server import serve
+    from auction.web.metrics import watch_listeners
 
     port = int(os.environ.get("PORT", "8000"))
     # Without TCP_NODELAY every small answer waits for the client's delayed ACK
@@ -32,6 +33,7 @@ if __name__ == "__main__":
     listener.listen(1024)
     # gevent's server with idle and header timeouts and bounded request heads.
     server = serve(listener, app)
+    watch_listeners([listener])     # its accept queue, for /metrics
     settle(app)     # the garbage collector's pauses (auction/web/collector.py)
     # On SIGTERM, drain (auction/web/operations.py: no new streams or holds, the
     # holds under way finish, streams close), then stop cleanly, so exit handlers

@@ -54,8 +54,10 @@ def post_worker_init(worker):
     signal.siginterrupt(signal.SIGTERM, False)
 
     from auction.web.collector import settle     # the collector's pauses (docs/scaling.md)
+    from auction.web.metrics import watch_listeners
 
     settle(worker.wsgi)
+    watch_listeners(list(worker.sockets))     # their accept queue, for /metrics
 
 
 def child_exit(server, worker):

@@ -9,9 +9,13 @@ import re
 import signal
 import time
 
+import socket
+
 import pytest
 import requests
 import websocket
+
+from auction.web import metrics
 
 from client import Player
 from harness import AppServer, RedisServer
@@ -144,6 +148,8 @@ def test_metrics_count_holds_refusals_and_503s(redis_url):
         assert metric(after, "ta_unavailable_responses_total", cause="store") == 0
         assert metric(after, "ta_draining") == 0
         assert 0 <= metric(after, "ta_event_loop_lag_seconds") < 1
+        assert metric(after, "ta_accept_queue") == 0    # nothing left waiting to be let in
+        assert re.search(r"^ta_accept_queue \S+$", after, re.MULTILINE)   # ...read, not absent
     finally:
         srv.stop()
 
@@ -270,3 +276,24 @@ def test_rolling_sigterm_under_load_loses_no_hold():
 def test_answers_under_gunicorn_too(workers, path):
     response = requests.get(workers.url + path, timeout=10)
     assert response.status_code == 200 and "Set-Cookie" not in response.headers
+    if path == "/metrics":      # the workers' listening socket is watched (gunicorn.conf.py)
+        assert re.search(r"^ta_accept_queue \S+$", response.text, re.MULTILINE), response.text
+
+
+def test_the_accept_queue_is_read_from_the_kernel():
+    """Connections the kernel has taken and nobody accepted -- what a worker too busy to
+    accept leaves waiting, which its loop's lag does not show (docs/operations.md) --
+    read from the listening socket at each scrape."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    clients = [socket.create_connection(listener.getsockname(), timeout=5) for _ in range(3)]
+    metrics.watch_listeners([listener])
+    try:
+        assert metric(metrics.exposition()[0].decode(), "ta_accept_queue") == 3
+        listener.accept()[0].close()
+        assert metric(metrics.exposition()[0].decode(), "ta_accept_queue") == 2
+    finally:
+        metrics.watch_listeners([])
+        for sock in [*clients, listener]:
+            sock.close()

@@ -1,7 +1,8 @@
 """What this worker reports to Prometheus, and who may read it (``GET /metrics``).
 
 The figures: hold sockets and event streams open now, how late the event loop
-wakes (capacity.py's measure), presses refused by reason (the closed set of
+wakes (capacity.py's measure), how many connections wait in the kernel for a
+worker to accept them, presses refused by reason (the closed set of
 hold_messages.py) and holds ended by reason, 503 answers by cause (the worker
 full, the store away, the worker draining), and how far each release was dated
 back for the player's latency (the compensation, in milliseconds; fairness.py
@@ -34,6 +35,7 @@ from prometheus_client.multiprocess import MultiProcessCollector
 
 from ..server import ENDINGS, REFUSALS
 from .proxies import FORWARDED
+from .tap import tcp_info
 
 HOLDS_OPEN = Gauge("ta_holds_open", "Hold sockets open on this worker now",
                    multiprocess_mode="livesum")
@@ -44,6 +46,16 @@ LOOP_LAG = Gauge("ta_event_loop_lag_seconds",
                  multiprocess_mode="livemax")
 DRAINING = Gauge("ta_draining", "1 while the worker drains before it exits",
                  multiprocess_mode="livemax")
+# The loop's lag measures the work a worker took in, not what waits to be let in: under
+# load a gunicorn gevent worker accepts one connection per turn of its loop, and presses
+# (each a new connection) waited seconds in the kernel while the lag looked fine
+# (docs/scaling.md). The workers share the listening socket, so any one reads the queue,
+# at the scrape it answers.
+ACCEPT_QUEUE = Gauge("ta_accept_queue",
+                     "Connections the kernel has taken that no worker has accepted yet",
+                     multiprocess_mode="livemostrecent")
+TCPI_UNACKED = 24   # struct tcp_info's tcpi_unacked: of a listening socket, its queue (Linux)
+_listeners: list = []
 HOLDS = Counter("ta_holds", "Presses the hold socket accepted")
 REFUSED = Counter("ta_hold_refusals", "Presses refused, by reason", ["reason"])
 ENDED = Counter("ta_hold_endings", "Holds the server ended, by reason", ["reason"])
@@ -64,8 +76,22 @@ for _cause in CAUSES:
     UNAVAILABLE.labels(_cause)
 
 
+def watch_listeners(sockets: list) -> None:
+    """The listening sockets this process accepts on (gunicorn.conf.py, app.py): their
+    queue is read at each scrape."""
+    _listeners[:] = sockets
+
+
+def accept_queue(sock) -> int | None:
+    """Connections waiting on listening socket ``sock`` to be accepted (None: unknown)."""
+    return tcp_info(sock, TCPI_UNACKED)
+
+
 def exposition() -> tuple[bytes, str]:
     """The text a scrape gets: this process's figures, or all live workers' summed."""
+    queues = [accept_queue(sock) for sock in _listeners]
+    if any(queue is not None for queue in queues):
+        ACCEPT_QUEUE.set(sum(queue or 0 for queue in queues))
     folder = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
     if not folder:
         return generate_latest(REGISTRY), CONTENT_TYPE_LATEST
