@@ -22,6 +22,9 @@ game within a few seconds of the others, and prints one row:
               and the server left; rooms are kept a day after their end)
   gen CPU/MB  the generator processes themselves
 
+Under each row: what else went wrong, the machine's load, and the longest queue of
+connections the kernel held for the server that no worker had accepted yet (meters.py).
+
     .venv/bin/python bench/load.py                       # 250 500 1000 x 1 2 workers
     .venv/bin/python bench/load.py --players 2000 4000 --workers 2
     .venv/bin/python bench/load.py --smoke               # 8 players, 1 worker, 1 round
@@ -46,6 +49,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent / "tests")]
 
 import loadgen  # noqa: E402
+from meters import AcceptQueue, Meter, busy_s  # noqa: E402
 import spy  # noqa: E402
 from harness import AppServer, RedisServer  # noqa: E402
 
@@ -83,43 +87,6 @@ def child(base: str, rooms: int, late: int, late_s: float, rounds: int, seed: in
     queue.put(("done", tally.as_dict()))
 
 
-class Meter:
-    """CPU seconds and peak memory of some processes, sampled while a step runs."""
-
-    def __init__(self, pids: list[int]):
-        self.pids = pids
-        self.procs = [psutil.Process(pid) for pid in pids]
-        self.start = self._cpu()
-        self.peak_rss = 0
-
-    def _cpu(self) -> tuple[float, float]:
-        """CPU seconds so far: all of it, and the part spent in the kernel."""
-        total = system = 0.0
-        for p in self.procs:
-            try:
-                t = p.cpu_times()
-            except psutil.NoSuchProcess:
-                continue
-            total += t.user + t.system
-            system += t.system
-        return total, system
-
-    def sample(self) -> None:
-        rss = 0
-        for p in self.procs:
-            try:
-                rss += p.memory_info().rss
-            except psutil.NoSuchProcess:
-                pass
-        self.peak_rss = max(self.peak_rss, rss)
-
-    def cpu_s(self) -> tuple[float, float]:
-        """CPU seconds since the start: all of it, and the part in the kernel (socket
-        calls, loopback networking)."""
-        (total, system), (total0, system0) = self._cpu(), self.start
-        return total - total0, system - system0
-
-
 def run_step(players: int, workers: int, rounds: int, procs: int, ramp_s: float,
              store: RedisServer, root: Path, profile: Path | None = None, late: int = 0,
              late_s: float = 6.0, env: dict | None = None, json_streams: bool = False) -> dict:
@@ -148,8 +115,9 @@ def run_step(players: int, workers: int, rounds: int, procs: int, ramp_s: float,
             queue.get(timeout=600)
         app = Meter(server.worker_pids() or [server.proc.pid])
         red = Meter([store.proc.pid])
+        queue_seen = AcceptQueue(int(server.url.rsplit(":", 1)[1]))
         gen = Meter([k.pid for k in kids])
-        machine0 = _busy_s()
+        machine0 = busy_s()
         started = time.monotonic()
         for go in gos:
             go.put(started + 1.0)
@@ -160,7 +128,7 @@ def run_step(players: int, workers: int, rounds: int, procs: int, ramp_s: float,
                      for pid in app.pids]
         tallies = []
         while len(tallies) < len(kids):
-            for m in (app, red, gen):
+            for m in (app, red, gen, queue_seen):
                 m.sample()
             try:
                 kind, data = queue.get(timeout=0.5)
@@ -169,7 +137,7 @@ def run_step(players: int, workers: int, rounds: int, procs: int, ramp_s: float,
             if kind == "done":
                 tallies.append(data)
         wall = time.monotonic() - started
-        machine = _busy_s() - machine0
+        machine = busy_s() - machine0
         # Read while the workers live: a worker that drains and exits on stop is gone.
         (app_s, app_sys_s), (red_s, _) = app.cpu_s(), red.cpu_s()
         for k in kids:
@@ -190,17 +158,12 @@ def run_step(players: int, workers: int, rounds: int, procs: int, ramp_s: float,
                redis_cpu=100 * red_s / wall, kb_per_room=memory / 1024 / rooms,
                gen_cpu=100 * sum(t["cpu_s"] for t in tallies) / wall,
                gen_mb=sum(t["max_rss_kb"] for t in tallies) / 1024,
-               machine_cpu=100 * machine / wall, load=os.getloadavg()[0])
+               machine_cpu=100 * machine / wall, load=os.getloadavg()[0],
+               accept_queue=queue_seen.peak)
     row["others_cpu"] = row["machine_cpu"] - row["app_cpu"] - row["redis_cpu"] - row["gen_cpu"]
     if profile:
         row["profile"] = spy.summarize(sorted(profile.glob(f"{players}p-{workers}w-*.txt")))
     return row
-
-
-def _busy_s() -> float:
-    """CPU seconds the whole machine spent busy (all cores), so far."""
-    t = psutil.cpu_times()
-    return sum(t) - t.idle - getattr(t, "iowait", 0.0)
 
 
 def merge(tallies: list[dict]) -> dict:
@@ -251,6 +214,8 @@ def notes(row: dict) -> str:
              f"machine busy {row['machine_cpu']:.0f}% of {psutil.cpu_count()} cores, of which "
              f"{max(0.0, row['others_cpu']):.0f}% outside the bench's processes (other jobs; "
              f"kernel work such as loopback networking); load average {row['load']:.1f}"]
+    if row.get("accept_queue") is not None:     # connections waiting for a worker to accept
+        parts.append(f"accept queue up to {row['accept_queue']}")
     if row["cut"]:
         parts.append(f"{row['cut']} holds cut by the server")
     parts += [f"{n} x {kind}" for kind, n in sorted(row["errors"].items())]

@@ -8,12 +8,14 @@ no result lost, two generator processes merged into one row.
 from __future__ import annotations
 
 import re
+import socket
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 
 import load  # noqa: E402
+from meters import AcceptQueue  # noqa: E402
 
 
 def test_smoke_run_fills_the_table(capsys):
@@ -90,3 +92,21 @@ def test_profile_summary_groups_samples_by_what_they_were_doing(tmp_path):
     assert " 60.0 %  hold sockets" in summary and " 60.0 %  redis-py, any caller" in summary
     assert " 40.0 %  event streams" in summary and " 40.0 %    building views" in summary
     assert "  0.0 %  timer loop (scheduler)" in summary
+
+
+def test_the_bench_reads_the_accept_queue_of_the_servers_port():
+    """Connections the kernel has taken and nobody accepted, as /proc/net/tcp lists them."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    seen = AcceptQueue(listener.getsockname()[1])
+    clients = [socket.create_connection(listener.getsockname(), timeout=5) for _ in range(2)]
+    try:
+        seen.sample()
+        assert seen.now() == 2 and seen.peak == 2
+        listener.accept()[0].close()
+        seen.sample()
+        assert seen.now() == 1 and seen.peak == 2
+    finally:
+        for sock in [*clients, listener]:
+            sock.close()
