@@ -14,15 +14,21 @@ FAST = {"ready_ms": 2000, "result_ms": 2000, "rounds": 2}
 @pytest.fixture
 def pair(server):
     """Two devices seated in a started Time Stake room (margin ties, ms bids, no free window)."""
-    ann, bob = Player(server.url), Player(server.url)
+    yield from _seated(server.url)
+
+
+def _seated(url: str):
+    ann, bob = Player(url), Player(url)
     code = ann.create("Ann", "stake")
     bob.join(code, "Bob")
     ann.post(f"/r/{code}/settings", FAST)
     for p in (ann, bob):
         p.follow()
-    yield ann, bob
-    for p in (ann, bob):
-        p.stop()
+    try:
+        yield ann, bob
+    finally:
+        for p in (ann, bob):
+            p.stop()
 
 
 def start(ann: Player, **settings) -> None:
@@ -81,7 +87,21 @@ def test_press_after_go_is_refused(pair):
 
 
 def test_vanished_client_is_released_at_its_last_alive_moment_within_a_second(pair):
-    ann, bob = pair
+    _vanish(*pair)
+
+
+def test_vanished_client_gains_nothing_from_a_second_worker(workers):
+    """Two workers: the silent client's hold is its own worker's to release, at its last
+    answer, and the other worker's watchdog (which waits for the heartbeat's writes to
+    stop, rooms.ORPHAN_MS) neither releases it later nor lets it run on."""
+    pairs = _seated(workers.url)
+    try:
+        _vanish(*next(pairs))
+    finally:
+        pairs.close()
+
+
+def _vanish(ann: Player, bob: Player) -> None:
     start(ann, own_bank="shown")    # bids to the millisecond
     bob_hold = bob.press()
     raw = ann.raw_press()
