@@ -35,7 +35,7 @@ from prometheus_client.multiprocess import MultiProcessCollector
 
 from ..server import ENDINGS, REFUSALS
 from .proxies import FORWARDED
-from .tap import tcp_info
+from .tap import TCPI_UNACKED, tcp_info
 
 HOLDS_OPEN = Gauge("ta_holds_open", "Hold sockets open on this worker now",
                    multiprocess_mode="livesum")
@@ -54,8 +54,6 @@ DRAINING = Gauge("ta_draining", "1 while the worker drains before it exits",
 ACCEPT_QUEUE = Gauge("ta_accept_queue",
                      "Connections the kernel has taken that no worker has accepted yet",
                      multiprocess_mode="livemostrecent")
-TCPI_UNACKED = 24   # struct tcp_info's tcpi_unacked: of a listening socket, its queue (Linux)
-_listeners: list = []
 HOLDS = Counter("ta_holds", "Presses the hold socket accepted")
 REFUSED = Counter("ta_hold_refusals", "Presses refused, by reason", ["reason"])
 ENDED = Counter("ta_hold_endings", "Holds the server ended, by reason", ["reason"])
@@ -74,6 +72,9 @@ for _reason in sorted(ENDINGS):
     ENDED.labels(_reason)
 for _cause in CAUSES:
     UNAVAILABLE.labels(_cause)
+
+
+_listeners: list = []     # this process's listening sockets (watch_listeners)
 
 
 def watch_listeners(sockets: list) -> None:

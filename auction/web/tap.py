@@ -70,6 +70,7 @@ def kernel_rtt_ms(sock: socket.socket) -> int | None:
 
 TCPI_RTT = 68               # struct tcp_info's tcpi_rtt (µs)
 TCPI_LAST_DATA_RECV = 52    # struct tcp_info's tcpi_last_data_recv (ms ago)
+TCPI_UNACKED = 24           # struct tcp_info's tcpi_unacked: of a listening socket, its queue
 
 
 def tcp_info(sock: socket.socket, offset: int) -> int | None:
