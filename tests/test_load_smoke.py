@@ -110,3 +110,17 @@ def test_the_bench_reads_the_accept_queue_of_the_servers_port():
     finally:
         for sock in [*clients, listener]:
             sock.close()
+
+
+def test_the_floor_server_plays_the_benchs_games_to_the_end(capsys):
+    """bench/floor, the bare server that does only the wire's work (docs/scaling.md,
+    "The floor"), speaks enough of the protocol for the bench's players: every room's
+    game ends, every hold is charged, nothing else goes wrong, and its CPU is measured."""
+    floor = Path(__file__).resolve().parent.parent / "bench" / "floor"
+    [row] = load.main(["--smoke", "--root", str(floor)])
+    assert row["rooms_ended"] == row["rooms"] == 2
+    assert row["holds"] == 8 and len(row["bid_errors"]) == 8, row
+    assert row["lost"] == 0 and row["inconsistent"] == 0 and row["cut"] == 0
+    assert not row["errors"] and not row["refusals"] and row["wrong_refusals"] == 0
+    assert all(abs(e) < 1000 for e in row["bid_errors"])
+    assert row["cpu_ms_per_player_round"] > 0
