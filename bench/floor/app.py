@@ -17,6 +17,9 @@ stream sends more). Its CPU per player-round is therefore a floor under any buil
 game on this stack: docs/scaling.md, "The floor".
 
     .venv/bin/python bench/load.py --root bench/floor --players 248 --workers 1
+
+With ``--env FLOOR_PINGS_MS=0 FLOOR_BEAT_MS=1000`` it pings once at the press and then
+beats once a second: a sparser schedule than the game's, for a lower floor still.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import base64
 import hashlib
 import itertools
 import json
+import os
 import random
 import socket
 import string
@@ -34,8 +38,9 @@ import gevent
 from gevent.event import Event
 
 GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"     # RFC 6455's, for Sec-WebSocket-Accept
-EARLY_PINGS_MS = (0, 150, 300)                      # as the game's hold socket pings
-BEAT_MS = 500
+# As the game's hold socket pings, unless the environment says otherwise (see above).
+EARLY_PINGS_MS = tuple(int(ms) for ms in os.environ.get("FLOOR_PINGS_MS", "0,150,300").split(","))
+BEAT_MS = int(os.environ.get("FLOOR_BEAT_MS", "500"))
 ENTRY_MS = 1200         # a round ends no sooner than this after go, as the game's entry grace
 BANK_MS = 600_000
 PING = b"\x89\x00"
