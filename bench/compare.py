@@ -27,7 +27,7 @@ from harness import RedisServer
 
 
 def measure(against: Path, players: int, workers: int, rounds: int, runs: int,
-            ramp_s: float, show=print) -> dict:
+            ramp_s: float, show=print, json_streams: bool = False) -> dict:
     """``runs`` rows of each build in turns, which goes first alternating from run to run
     (a machine that drifts over the sitting favours neither); their medians and the
     reference's median over this build's (how many times less this build spends)."""
@@ -38,7 +38,8 @@ def measure(against: Path, players: int, workers: int, rounds: int, runs: int,
         builds = [("reference", against), ("this", load.HERE.parent)]
         for run in range(runs):
             for name, root in builds if run % 2 == 0 else builds[::-1]:
-                row = load.run_step(players, workers, rounds, procs, ramp_s, store, root)
+                row = load.run_step(players, workers, rounds, procs, ramp_s, store, root,
+                                    json_streams=json_streams)
                 show(f"{name:>9}  {load.format_row(row)}")
                 if row["errors"] or row["lost"]:
                     show(f"{'':>9}  {load.notes(row)}")
@@ -60,6 +61,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--runs", type=int, default=3, help="runs of each build, in turns")
     parser.add_argument("--ramp", type=float, default=4.0)
     parser.add_argument("--smoke", action="store_true", help="8 players, 1 worker, 1 round, 1 run")
+    parser.add_argument("--json-streams", action="store_true",
+                        help="players follow the JSON view stream, not the phone's HTML parts")
     args = parser.parse_args(argv)
     if args.smoke:
         args.players, args.workers, args.rounds, args.runs, args.ramp = [8], [1], 1, 1, 0.5
@@ -68,7 +71,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
     for players in args.players:
         for workers in args.workers:
             result = measure(args.against, players, workers, args.rounds, args.runs,
-                             args.ramp, show=lambda line: print(line, flush=True))
+                             args.ramp, show=lambda line: print(line, flush=True),
+                             json_streams=args.json_streams)
             results.append(result)
             print(f"  {players} players / {workers} workers, ms/pl-rnd, median of "
                   f"{args.runs}: reference {result['reference']:.1f}, this "
