@@ -1,5 +1,6 @@
 """The worker's heartbeat batch while the store is away: its holds learn it, and
-nothing they noted is lost; a store that answers nothing holds up no other shard."""
+nothing they noted is lost; a cluster's master that answers nothing holds up no other
+shard; a single store takes every shard's heartbeats in one write."""
 
 from __future__ import annotations
 
@@ -53,8 +54,10 @@ def test_a_hold_whose_heartbeat_cannot_be_written_learns_it_until_one_is():
 
 
 class _Frozen:
-    """A store whose shard ``frozen`` answers nothing (a master that vanished: the
+    """A cluster whose shard ``frozen`` answers nothing (a master that vanished: the
     write waits until ``thaw``) while the others answer at once."""
+
+    cluster = True
 
     def __init__(self, frozen: int):
         self.frozen = frozen
@@ -149,3 +152,55 @@ def test_a_write_out_across_the_workers_own_stall_is_not_the_store_away():
         assert beats.lost("s1")
     finally:
         frozen.thaw.set()
+
+
+class _Counting:
+    """A single store (no cluster) that notes each write it is given."""
+
+    cluster = False
+
+    def __init__(self):
+        self.writes: list[list[tuple]] = []
+
+    def beat_many(self, entries: list[tuple]) -> None:
+        self.writes.append(entries)
+
+
+def test_a_single_store_takes_every_shards_heartbeats_in_one_write():
+    """One machine answers for all its shards at once, so a flush makes one write (one
+    thread, one round trip) for the holds of every shard, not one per shard; a cluster
+    still writes each shard on its own (the test above)."""
+    codes = [_code_in_shard(k) for k in range(4)]
+    counting = _Counting()
+    beats = Beats(counting)       # type: ignore[arg-type]
+    beats._thread = object()      # type: ignore[assignment]   # no loop: flushed by hand
+    for i, code in enumerate(codes):
+        beats.add(f"s{i}", code, "p1", 1_000)
+    beats.flush(wait=True)
+    [write] = counting.writes
+    assert sorted(code for code, *_ in write) == sorted(codes)
+
+
+def test_one_write_across_shards_keeps_every_heartbeat_on_a_real_store():
+    """The one write of a single store spans the slots of several shards in one script
+    call: each hold's slot and round trips are written, and its age read back."""
+    server = RedisServer()
+    client = redis.Redis.from_url(server.url)
+    st = Store(client)
+    beats = Beats(st)
+    beats._thread = object()      # type: ignore[assignment]   # no loop: flushed by hand
+    try:
+        codes = [_code_in_shard(k) for k in range(3)]
+        for i, code in enumerate(codes):
+            client.set(store.hold_key(code, "p1"), f"s{i} 1000")    # as the hold's claim left it
+            beats.add(f"s{i}", code, "p1", 1_000 + i)
+            beats.note(f"s{i}", 2_000 + i, [40 + i])
+        beats.flush(wait=True)
+        for i, code in enumerate(codes):
+            assert client.get(store.hold_key(code, "p1")) == f"s{i} {2_000 + i}".encode()
+            assert client.lrange(store.rtt_key(code, "p1"), 0, -1) == [str(40 + i).encode()]
+            [(owner, alive, age)] = st.heartbeats([store.hold_key(code, "p1")])
+            assert (owner, alive) == (f"s{i}", 2_000 + i) and age is not None and age < 1_000
+    finally:
+        client.close()
+        server.stop()

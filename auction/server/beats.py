@@ -4,9 +4,10 @@ Every holder answers a ping every 500 ms (three in its first 300 ms). Writing
 its heartbeat and its round trip as each answer came would cost a few Redis
 round trips per holder per answer -- once the largest cost of a busy worker.
 Instead each hold notes them here, in memory, and one loop writes them all
-every 200 ms: one script call per shard of rooms (``Store.beat_many``),
-whatever the number of holders -- every live hold, news or not: each write's age
-tells other workers that this one still keeps the hold.
+every 200 ms, whatever the number of holders: one script call (``Store.beat_many``)
+for all of them on a single store, one per shard of rooms on a cluster (below) --
+every live hold, news or not: each write's age tells other workers that this one
+still keeps the hold.
 Each flush first reads every socket's latest answer itself (``read``): noted only
 at the socket's own pings, the heartbeat would lag a whole ping interval more.
 
@@ -21,10 +22,12 @@ A hold whose heartbeat cannot be written (its shard's store is away) must end
 (``check``): another worker would take it for gone and release it at its last
 written heartbeat, without its player hearing of it. A store that died refuses
 the write at once; one that vanished (its machine gone, the network cut) answers
-nothing, and the write waits out the client's timeout. So each shard's write
-goes in a thread of its own -- a store that does not answer holds up no other
+nothing, and the write waits out the client's timeout. So on a cluster each shard's write
+goes in a thread of its own -- a master that does not answer holds up no other
 shard's heartbeats -- and a shard whose write has been out for ``LATE_S`` counts
-as away as much as one whose write failed. Either way its holds stay marked until
+as away as much as one whose write failed. A single store is one machine: all its
+shards answer or none do, so they go in one write (a thread and a round trip a
+flush, not sixteen). Either way its holds stay marked until
 a write of theirs succeeds, and what a failed write carried is kept for the next one.
 """
 
@@ -131,9 +134,9 @@ class Beats:
                                    beat.samples, True)])
 
     def flush(self, wait: bool = False) -> None:
-        """Write every live hold's heartbeat and news: one call per shard, each in its
-        own thread. A shard whose last write is still out is passed over (its news wait
-        for the next flush). ``wait``: return once the writes are done, raising the
+        """Write every live hold's heartbeat and news: one call per write group (``_group``),
+        each in its own thread. A group whose last write is still out is passed over (its
+        news wait for the next flush). ``wait``: return once the writes are done, raising the
         first failure."""
         self._wake()
         for b in list(self._beats.values()):
@@ -142,7 +145,7 @@ class Beats:
         with self._lock:
             batch: dict[int, list[tuple[Beat, list[int]]]] = defaultdict(list)
             for b in self._beats.values():
-                k = shard(b.code)
+                k = self._group(b.code)
                 if k not in self._writing:      # news or not: the write says we keep it
                     batch[k].append((b, b.samples))
                     b.samples = []
@@ -161,8 +164,8 @@ class Beats:
                 raise failed[0]
 
     def _write(self, k: int, entries: list[tuple[Beat, list[int]]]) -> None:
-        """One shard's write. A failure keeps its holds' news for the next flush and
-        marks them away."""
+        """One write (of a shard, on a cluster). A failure keeps its holds' news for the
+        next flush and marks them away."""
         with self._lock:        # late counts from the write itself, not from its thread's start
             self._writing[k] = self.pace()
         failed: Exception | None = None
@@ -182,20 +185,25 @@ class Beats:
                     b.samples[:0] = samples
                     b.away, b.lost = failed, True
             if failed is None and self._failed.pop(k, None) is not None:
-                log.warning("heartbeats of shard %d written again", k)
+                log.warning("heartbeats of write group %d written again", k)
             elif failed is not None and k not in self._failed:
                 self._failed[k] = failed
-                log.warning("heartbeats of shard %d not written: the store is away (%s)",
+                log.warning("heartbeats of write group %d not written: the store is away (%s)",
                             k, failed)
             elif failed is not None:
                 self._failed[k] = failed
+
+    def _group(self, code: str) -> int:
+        """Which write a room's heartbeats go in: their shard's on a cluster, the one
+        write of them all (0) on a single store."""
+        return shard(code) if self.store.cluster else 0
 
     def _away(self, beat: Beat) -> Exception | None:
         """Why this hold's heartbeat is not being kept: its last write failed, or its
         shard's write has been out for longer than LATE_S; None: it is kept."""
         if beat.away is not None:
             return beat.away
-        began = self._writing.get(shard(beat.code))
+        began = self._writing.get(self._group(beat.code))
         if began is not None and self.pace() - began > LATE_S:
             beat.lost = True
             return redis.TimeoutError(f"heartbeat not written for "
