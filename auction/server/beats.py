@@ -22,13 +22,13 @@ A hold whose heartbeat cannot be written (its shard's store is away) must end
 (``check``): another worker would take it for gone and release it at its last
 written heartbeat, without its player hearing of it. A store that died refuses
 the write at once; one that vanished (its machine gone, the network cut) answers
-nothing, and the write waits out the client's timeout. So on a cluster each shard's write
-goes in a thread of its own -- a master that does not answer holds up no other
-shard's heartbeats -- and a shard whose write has been out for ``LATE_S`` counts
-as away as much as one whose write failed. A single store is one machine: all its
-shards answer or none do, so they go in one write (a thread and a round trip a
-flush, not sixteen). Either way its holds stay marked until
-a write of theirs succeeds, and what a failed write carried is kept for the next one.
+nothing, and the write waits out the client's timeout. So on a cluster each
+shard's write goes in a thread of its own -- a master that does not answer holds
+up no other shard's heartbeats -- and a shard whose write has been out for
+``LATE_S`` counts as away as much as one whose write failed. A single store is one
+machine: all its shards answer or none do, so they go in one write (a thread and a
+round trip a flush, not sixteen). Either way its holds stay marked until a write of
+theirs succeeds, and what a failed write carried is kept for the next one.
 """
 
 from __future__ import annotations
