@@ -199,7 +199,7 @@ def _hold(environ, room: Room, device: str) -> None:
     rnd = room.round
     if not (room.phase == "countdown" or (room.phase == "spending"
                                           and now_ms() <= room.go_ms + ENTRY_MS)):
-        sock.sendall(text_frame('{"type": "refused", "reason": "too_late"}') + CLOSE)
+        sock.sendall(text_frame('{"type": "refused", "reason": "too_late"}'))
         return _drain(sock, b"")
     room.holding.add(device)
     sock.sendall(text_frame('{"type": "in"}'))
@@ -242,7 +242,9 @@ def _drain(sock, buffer: bytes, closed: bool = False) -> None:
     """Wait (a second at most) for the client's close, answer it, and close."""
     until = time.monotonic() + 1
     while not closed and time.monotonic() < until:
-        if any(opcode == 0x8 for opcode, _, buffer in _frames(buffer)):
+        for opcode, _, buffer in _frames(buffer):
+            closed = closed or opcode == 0x8
+        if closed:
             break
         sock.settimeout(max(0.0, until - time.monotonic()))
         try:
