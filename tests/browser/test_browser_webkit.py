@@ -19,6 +19,7 @@ import time
 import pytest
 
 import phone
+from bid_shown import FIRST, RECORD
 from conftest import missing
 
 # Debian puts it under the machine's multiarch folder and WebKit's API version.
@@ -93,15 +94,16 @@ class Touch:
         actions.perform()
 
 
-def wait(driver, script: str, timeout: float = phone.ROUND_S):
-    """Until ``script`` (a JS expression) is truthy in the page; returns its value."""
+def wait(driver, script: str, timeout: float = phone.ROUND_S, why: str = ""):
+    """Until ``script`` (a JS expression) is truthy in the page; returns its value.
+    On a timeout the error carries ``why`` (a JS expression) as the page has it then."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = driver.execute_script(f"return {script}")
         if value:
             return value
         time.sleep(0.05)
-    raise TimeoutError(script)
+    raise TimeoutError(f"{script}\n{driver.execute_script(f'return {why}') if why else ''}")
 
 
 def state(phase: str, round_no: int | None = None) -> str:
@@ -146,8 +148,11 @@ def test_a_quick_solo_game_by_touch_in_webkit(server, webkit):
         wait(driver, "document.getElementById('hold').dataset.state === 'in'", 5)
         wait(driver, state("spending", n))
         time.sleep(0.4)
+        driver.execute_script(f"({RECORD})()")
         finger.up()
-        shown = wait(driver, "(/(?:Your bid:?|You let go at) (\\d+\\.\\d) s/.exec(document.getElementById('hold-msg').textContent) || [])[1]", 3)
+        # From the page's own record: alone in the round, the result replaces the line at once.
+        shown, after_ms = wait(driver, f"({FIRST})()", 3, why="[window.__upAt, window.__said]")
+        assert after_ms < 500, after_ms         # the page says the bid as the finger lifts
         wait(driver, f"{state('result', n)} || {state('ended')}")
         if n < ROUNDS:
             charged = driver.find_element("css selector", ".result .facts dd").text
