@@ -13,6 +13,13 @@ from auction.server import store
 from auction.server.hub import Hub
 
 
+def stop(hub: Hub) -> None:
+    """End the hub's lines, whose threads would go on asking a server the test has
+    closed for as long as the test run lasts (a worker's hub lives as long as it)."""
+    for line in list(hub._lines.values()):
+        line.close()
+
+
 def test_rooms_whose_streams_open_together_all_hear_their_changes(redis_url):
     """A hundred rooms' streams open at once, as when games begin together. A fresh
     subscription opens its connection on its first command: two first commands at
@@ -47,6 +54,7 @@ def test_rooms_whose_streams_open_together_all_hear_their_changes(redis_url):
     finally:
         for l in listeners:
             l.close()
+        stop(hub)
         client.close()
 
 
@@ -79,6 +87,7 @@ def test_a_subscription_that_falls_silent_is_opened_again(redis_url):
             time.sleep(0.05)
     finally:
         listener.close()
+        stop(hub)
         client.close()
         target.close()
         proxy.close()
