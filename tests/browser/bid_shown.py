@@ -25,7 +25,7 @@ FIRST = """() => {
   const up = window.__upAt;
   if (up === null || !window.__said) return null;
   for (const [t, text] of window.__said) {
-    const m = t >= up && /(?:Your bid:?|You let go at) (\\d+\\.\\d) s/.exec(text);
+    const m = t >= up && /You let go at (\\d+\\.\\d) s/.exec(text);
     if (m) return [m[1], t - up];
   }
   return null;
