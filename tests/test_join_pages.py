@@ -10,6 +10,7 @@ import re
 
 import pytest
 
+from auction.server import NoSuchRoom
 from auction.server.codes import ALPHABET
 from auction.web.render import PRESET_SETTINGS, game_minutes
 from test_limits import forget_counts
@@ -132,7 +133,8 @@ def test_json_answers_are_unchanged(app):
 
 def test_a_guesser_through_the_home_form_is_stopped_like_any_other(redis_url):
     """The home page's join looks codes up under the join's own limits: a device gets 20
-    misses a minute (then 429), however it sends them."""
+    misses a minute (then 429), however it sends them; a visitor without one, its
+    address's 60."""
     from auction.server.config import TestConfig
     from auction.web.app import create_app
 
@@ -140,6 +142,7 @@ def test_a_guesser_through_the_home_form_is_stopped_like_any_other(redis_url):
     config = {k: getattr(TestConfig, k) for k in dir(TestConfig) if k.isupper()}
     app = create_app({**config, "REDIS_URL": redis_url, "SCHEDULER": False, "RATE_LIMIT_SCALE": 1.0})
     guesser = app.test_client()
+    assert guesser.post("/solo", json={"name": "G"}, headers=JSON).status_code == 201  # a device
     token = csrf(guesser)
     rng = random.Random(11)
     statuses = []
@@ -148,6 +151,20 @@ def test_a_guesser_through_the_home_form_is_stopped_like_any_other(redis_url):
         statuses.append(guesser.post("/join", data={"csrf_token": token, "code": code, "name": "G"},
                                      headers=HTML).status_code)
     assert statuses[:20] == [404] * 20 and set(statuses[20:]) == {429}
+    forget_counts(redis_url)
+    visitor = app.test_client()             # no device: counted by its address
+    statuses = []
+    service = app.extensions["auction"]
+    while len(statuses) < 70:
+        code = "".join(rng.choice(ALPHABET) for _ in range(4))
+        try:
+            service.load(code)          # a room of another test: not a miss
+            continue
+        except NoSuchRoom:
+            pass
+        statuses.append(visitor.post("/join", data={"code": code, "name": "G"},
+                                     headers=HTML).status_code)
+    assert statuses[:60] == [404] * 60 and set(statuses[60:]) == {429}
 
 
 def test_an_honest_length_from_the_bank_and_rounds(client):

@@ -111,6 +111,7 @@ def test_a_guesser_with_a_new_device_every_time_is_stopped_by_its_address(strict
 
 def test_a_429_says_when_to_come_back(strict):
     guesser = strict.test_client()
+    assert guesser.post("/solo", json={"name": "G"}, headers=JSON).status_code == 201  # a device
     for _ in range(21):
         response = guesser.get("/r/ZZZZ/state", headers=JSON)
     assert response.status_code == 429
@@ -139,14 +140,15 @@ def test_too_many_posts_from_one_device_are_429(strict):
 def test_an_invented_device_token_is_replaced(strict):
     client = strict.test_client()
     client.set_cookie("ta_device", "x" * 40)
-    response = client.get("/")
-    issued = re.search(r"ta_device=([^;]+)", response.headers["Set-Cookie"]).group(1)
+    response = client.post("/solo", json={"name": "Ann"}, headers=JSON)
+    issued = re.search(r"ta_device=([^;]+)", str(response.headers)).group(1)
     assert issued != "x" * 40
     forged = URLSafeSerializer("not-the-secret", salt="ta-device").dumps("y" * 32)
     client.set_cookie("ta_device", forged)
-    assert "ta_device=" in client.get("/").headers.get("Set-Cookie", "")
+    assert "ta_device=" in str(client.post("/solo", json={"name": "Ann"}, headers=JSON).headers)
     client.set_cookie("ta_device", issued)    # a token the server signed is kept
-    assert "Set-Cookie" not in client.get("/").headers
+    assert "ta_device=" not in str(client.post("/solo", json={"name": "Ann"},
+                                               headers=JSON).headers)
 
 
 def stream_socket(srv: AppServer, code: str) -> socket.socket:
@@ -265,7 +267,7 @@ def test_a_seated_device_holds_in_its_own_game_whatever_its_misses(real, redis_u
     me.join(code, "Me")
     host.post(f"/r/{code}/settings", {"ready_ms": 10_000})
     host.post(f"/r/{code}/start")
-    stranger.http.get(f"{real.url}/", timeout=5)            # a device of its own
+    stranger.post("/solo", {"name": "Stranger"}, 201)        # a device of its own
     stranger.code = code
     for device in (me, stranger):
         statuses = [device.http.get(f"{real.url}/r/{random_code(rng, redis_url)}/state",

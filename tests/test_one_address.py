@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import socket
+import re
 
 import pytest
 import requests
@@ -238,19 +239,31 @@ def test_twenty_phones_behind_one_carrier_address_all_start_a_game(real, redis_u
 
 
 def test_a_flood_of_new_devices_is_stopped_by_its_address(real, redis_url):
-    """Devices are what per-device budgets count, so minting them is not free: past the
-    address's budget of new devices a cookie-less client gets none, and cannot post, while
-    a device issued before the flood plays on."""
+    """Devices are what per-device budgets count, so minting them is not free: a device
+    is minted only by a commit that worked, page loads mint none, and past the address's
+    budget of new devices a visitor's commit is 429 (saying when to come back), while a
+    device issued before the flood plays on."""
     forget_counts(redis_url)
     before = Player(real.url)
-    assert before.http.get(f"{real.url}/", timeout=10).status_code == 200
-    minted = [requests.get(f"{real.url}/", timeout=10) for _ in range(70)]
+    before.code = before.post("/solo", {"name": "Early"}, 201).json()["code"]
+    loads = [requests.get(f"{real.url}/", timeout=10) for _ in range(70)]
+    assert not any("Set-Cookie" in r.headers for r in loads)        # page loads mint nothing
+    minted = [requests.post(f"{real.url}/solo", json={"name": "F"}, headers=JSON, timeout=10)
+              for _ in range(70)]
     cookies = ["ta_device=" in r.headers.get("Set-Cookie", "") for r in minted]
     assert cookies[:55] == [True] * 55 and not any(cookies[-5:]), cookies
+    assert all(r.status_code == 429 and "Set-Cookie" not in r.headers for r in minted[-5:])
     late = Player(real.url)
     refused = late.post("/solo", {"name": "Late"}, 429)
-    assert "new devices" in refused.json()["error"]
-    before.post("/solo", {"name": "Early"}, 201)
+    # The budget of new devices, or the one of new rooms (both 60 a minute): which of
+    # the two sliding windows runs out first is the counters' rounding.
+    assert refused.json()["error"] in ("too many requests; slow down", (
+        f"too many new players from your network just now; try again in "
+        f"{refused.headers['Retry-After']} s, or open the room's invite link"))
+    assert 1 <= int(refused.headers["Retry-After"]) <= 60
+    assert "Set-Cookie" not in refused.headers
+    assert before.state()["phase"] == "lobby"           # the device from before plays on
+    before.post(f"/r/{before.code}/start")
 
 
 # -- who the client is --------------------------------------------------------
@@ -262,8 +275,9 @@ def client_address(srv_url: str, source: str = "127.0.0.1", **headers) -> reques
     adapter = requests.adapters.HTTPAdapter()
     adapter.init_poolmanager(1, 1, source_address=(source, 0))
     session.mount("http://", adapter)
-    with session:
-        return session.get(f"{srv_url}/", headers=headers, timeout=10)
+    with session:     # a commit, so that a device is minted (and its cookie seen)
+        return session.post(f"{srv_url}/solo", json={"name": "Ann"}, headers={**JSON, **headers},
+                            timeout=10)
 
 
 @pytest.fixture(scope="module")
@@ -325,8 +339,9 @@ def test_a_long_ever_new_host_costs_nothing_and_a_bad_one_is_400(real, redis_url
     code = host.create("Host", "stake")
     first = host.http.get(f"{real.url}/r/{code}", headers={"Accept": "text/html"}, timeout=10)
     svg = qr_of(first.text)
-    for i in range(5):
-        odd = host.http.get(f"{real.url}/r/{code}", timeout=10, headers={
+    link = re.search(r'id="invite-url" class="invite-url" value="([^"]+)"', first.text).group(1)
+    for i in range(5):       # a newcomer with the link (the QR is shown to them too)
+        odd = requests.get(link.replace("&amp;", "&"), timeout=10, headers={
             "Accept": "text/html", "Host": f"h{i}-" + "a" * 60 + ".example"})
         assert odd.status_code == 200
         assert qr_of(odd.text) == svg                # the room's QR, not a new one

@@ -41,6 +41,13 @@ class Room:
     # [round, ms]: when the view of that round's spending was published to
     # everyone at once; releases are dated back by the lag (docs/fairness.md).
     shown: list | None = None
+    # The room's invitation: a random secret its invite link carries, made with the
+    # room and gone with it, so a later room under the same code has another.
+    invite: str = ""
+    # The site as the host reached it when creating the room ("" if unknown): the
+    # base of its invite link and QR code when PUBLIC_URL is unset, so no later
+    # request's Host can change what the others are shown (web/room.py).
+    site: str = ""
 
     def seat_of(self, token: str | None) -> str | None:
         """The player id of this device, if it is seated and has not left."""
@@ -71,10 +78,11 @@ class Room:
         # The queue's steps as lists, as JSON loads them: an unchanged room is not saved.
         return {"game": rules.to_dict(self.game), "seats": self.seats,
                 "bot_seed": self.bot_seed, "bot_queue": [list(s) for s in self.bot_queue],
-                "kicked": self.kicked, "shown": self.shown}
+                "kicked": self.kicked, "shown": self.shown, "invite": self.invite,
+                "site": self.site}
 
     @classmethod
     def from_record(cls, record: dict) -> Room:
         return cls(rules.from_dict(record["game"]), record["seats"], record["bot_seed"],
                    [BotStep(*s) for s in record["bot_queue"]], record.get("kicked", []),
-                   record.get("shown"))
+                   record.get("shown"), record.get("invite", ""), record.get("site", ""))

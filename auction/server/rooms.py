@@ -85,13 +85,14 @@ class Rooms:
     # -- creating ------------------------------------------------------------
 
     def create(self, token: str, name: str, preset: str, setup: Sequence[Make] = (),
-               tls: bool = False, kind: str = "online") -> str:
+               tls: bool = False, kind: str = "online", site: str = "") -> str:
         """A new room with this device as host; ``setup`` actions follow the join.
 
         The game keeps how long after go a late press may still arrive and
         count (longer when the site is served over TLS), so an empty go is
         called only then (rules.Game.grace_ms). ``kind`` "solo": a game
-        against the computer (POST /solo)."""
+        against the computer (POST /solo). ``site``: the site as the host reached it
+        (record.Room.site)."""
         def build(game):
             game, events = rules.apply(game, names.join(game, name), self.clock.now_ms())
             host = events[0].player
@@ -101,14 +102,15 @@ class Rooms:
         grace = fairness.longest_entry_wait(self.cap_ms, tls)
         game = rules.new_game("----", preset, grace, secrets.token_hex(16))
         game.kind = kind
-        return self._reserve(game, build)
+        return self._reserve(game, build, site)
 
-    def _reserve(self, game: rules.Game, build) -> str:
+    def _reserve(self, game: rules.Game, build, site: str) -> str:
         """Store ``build(game)`` -> (game, seats) under a fresh code; returns the code."""
         for _ in range(RETRIES):
             game.code = new_code()
             g, seats = build(game)
-            if self.store.create(game.code, Room(g, seats, secrets.token_hex(8)).to_record()):
+            room = Room(g, seats, secrets.token_hex(8), invite=secrets.token_urlsafe(12), site=site)
+            if self.store.create(game.code, room.to_record()):
                 return game.code
         raise Conflict("no free room code")
 
@@ -128,7 +130,8 @@ class Rooms:
         rules.apply(room.game, rules.Rematch(pid, "----"), 0)   # refuse before creating
         lobby = rules.new_game("----", "auction", room.game.grace_ms, secrets.token_hex(16))
         lobby.kind = room.game.kind
-        new = self._reserve(lobby, lambda lobby: table_again(room.game, room.seats, lobby))
+        new = self._reserve(lobby, lambda lobby: table_again(room.game, room.seats, lobby),
+                            room.site)
 
         def build(fresh):   # None if another tap won the race meanwhile: keep its room
             return None if fresh.game.rematch else rules.Rematch(pid, new)

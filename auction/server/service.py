@@ -115,11 +115,12 @@ class Service:
     # -- writing: each returns the device's view of the room as saved -------------
 
     def create(self, token: str, name: str, preset: str, setup: Sequence[Make] = (),
-               tls: bool = False, kind: str = "online") -> str:
+               tls: bool = False, kind: str = "online", site: str = "") -> str:
         """A new room with this device as host, ``setup`` applied; returns its code.
         ``tls``: the site is served over TLS (a late press may come later, fairness.py);
-        ``kind`` "solo": a game against the computer."""
-        return self.rooms.create(token, name, preset, setup, tls=tls, kind=kind)
+        ``kind`` "solo": a game against the computer; ``site``: the site's address as
+        the host reached it, the base of the room's invite link."""
+        return self.rooms.create(token, name, preset, setup, tls=tls, kind=kind, site=site)
 
     def join(self, code: str, token: str, name: str) -> View:
         """Seat this device (again, if it has a seat: rejoining is free)."""

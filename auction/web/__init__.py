@@ -3,11 +3,13 @@
 A request another site's page made the browser send (a foreign Origin, or
 Fetch Metadata naming another site) is refused first, before it is given a
 device or counted against any limit. Identity is a device token the server
-signed, in an HttpOnly cookie (identity.py); form posts carry a token derived
-from it (HMAC with the app's secret) against cross-site requests; JSON posts
-need none, since no foreign page can send them without a CORS grant. Rates and
-open connections are limited per device, and per address only for strangers
-(limits.py).
+signed, in an HttpOnly cookie (identity.py), minted only when a visitor
+commits (creates or joins). A device's form posts carry a token derived from it
+(HMAC with the app's secret) against cross-site requests; JSON posts need none,
+since no foreign page can send them without a CORS grant, and nor does a
+visitor's post, which carries no credential to abuse (the Origin and Fetch
+Metadata checks still refuse another site's). Rates and open connections are
+limited per device, and per address only for strangers (limits.py).
 """
 
 from __future__ import annotations
@@ -31,9 +33,6 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' 
        "connect-src 'self'; manifest-src 'self'; worker-src 'self'; base-uri 'none'; "
        "form-action 'self'; frame-ancestors 'none'")
 
-NO_DEVICE = N_("too many new devices from your address; try again in a minute")
-
-
 def register(app: Flask, client) -> None:
     for blueprint in (pages.pages, room.bp, actions.bp, api.bp, stream.bp, results.bp,
                       screen.bp):
@@ -46,7 +45,8 @@ def register(app: Flask, client) -> None:
     app.before_request(operations.refuse_while_draining)   # before a device is made
     app.before_request(_refuse_cross_site)
     app.before_request(_identify)
-    limits.init(app, client)
+    app.before_request(limits.mint)   # a visitor's commit gets a device, if the budget allows
+    limits.init(app, client)           # ...so the limits count the commit on that device
     operations.init(app, capacity.init(app))
     app.before_request(_guard_posts)
     app.after_request(_finish)
@@ -70,17 +70,13 @@ def _refuse_cross_site():
 
 
 def _identify() -> None:
-    identity.identify(limits.mint)
+    identity.identify()
 
 
 def _guard_posts():
     if request.method != "POST":
         return None
-    if g.deviceless:
-        response = current_app.make_response(error(429, NO_DEVICE))
-        response.headers["Retry-After"] = "60"
-        return response
-    if not request.is_json:
+    if not request.is_json and not g.deviceless:
         sent = request.form.get("csrf_token", "")
         # Bytes: compare_digest refuses str with non-ASCII characters (a 500).
         if not hmac.compare_digest(sent.encode(), csrf_token().encode()):

@@ -17,6 +17,7 @@ from ..game.settings import whole_number
 from ..server import Conflict, NoSuchRoom, View
 from . import limits
 from .common import room_code, services
+from .hosts import site_url
 from .name_cookie import remember
 from .pages import code_problem, home_page
 from .respond import done, form, said, status_of, text, wants_page
@@ -69,7 +70,8 @@ def _create_room(data: dict) -> ResponseReturnValue:
         raise rules.InvalidSettings("preset must be one of %(allowed)s",
                                     allowed=", ".join(rules.PRESETS))
     name = text(data, "name")
-    code = services().create(g.device_token, name, preset, tls=request.is_secure)
+    code = services().create(g.device_token, name, preset, tls=request.is_secure,
+                             site=site_url())
     return _created(code, name)
 
 
@@ -105,7 +107,7 @@ def _create_solo(data: dict) -> ResponseReturnValue:
     setup.append(lambda host: rules.ChangeSettings(host, settings))
     name = text(data, "name")
     code = svc.create(g.device_token, name, SOLO_MODES[mode], setup,
-                      tls=request.is_secure, kind="solo")
+                      tls=request.is_secure, kind="solo", site=site_url())
     return _created(code, name)
 
 

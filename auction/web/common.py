@@ -7,6 +7,7 @@ import hmac
 
 from flask import current_app, g
 
+from ..game import rules
 from ..server import NoSuchRoom, Room, Service, View, valid_code
 
 # Flask's name for the hold socket's route (web/hold.py).
@@ -30,10 +31,16 @@ def csrf_token() -> str:
     return _mac(token, 32) if token else ""
 
 
-def invite_token(code: str) -> str:
-    """The proof of an invitation to room ``code`` that its invite link carries: an HMAC
-    of the code, 64 bits, which no guesser of 4-letter codes can make up."""
-    return _mac(f"invite:{code}", 16)
+def invitation(code: str) -> str:
+    """Room ``code``'s invitation, as its invite link carries it: a random secret made
+    with the room (record.Room.invite), valid while its game has not ended ("" once it
+    has, or for no such room). It lets its holder past the limits kept for strangers
+    to that room alone (web/limits.py), and nothing else: not into a locked room."""
+    try:
+        room = load_room(code)
+    except NoSuchRoom:
+        return ""
+    return room.invite if room.game.phase is not rules.Phase.ENDED else ""
 
 
 def load_room(code: str) -> Room:

@@ -1,7 +1,9 @@
 """The site's own address: the Host header checked, and the base of invite links.
 
 Invite links and their QR codes name the site. They come from ``PUBLIC_URL``
-when it is set; else from the request's Host, which is checked first: only
+when it is set; else from the Host the room's host used to create the room
+(kept with the room), so that no later request can point the others' links and
+QR codes elsewhere. The Host is checked first: only
 the names in ``TRUSTED_HOSTS`` when that is set (Flask refuses the rest with
 400), and in any case a well-formed host name or address and port of at most
 255 characters. A client cannot make a link, or its QR code, out of anything
@@ -40,6 +42,9 @@ def check_host():
     return None
 
 
-def site_url() -> str:
-    """The site's base URL, without the trailing slash."""
-    return current_app.config["PUBLIC_URL"] or request.host_url.rstrip("/")
+def site_url(stored: str = "") -> str:
+    """The site's base URL, without the trailing slash: ``PUBLIC_URL``; else ``stored``,
+    the site as a room's host reached it when creating the room, for what others of
+    the room are shown (its invite link and QR code: one request's Host must not
+    change them for anyone else); else this request's own."""
+    return current_app.config["PUBLIC_URL"] or stored or request.host_url.rstrip("/")

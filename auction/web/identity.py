@@ -1,11 +1,12 @@
 """Who is asking: a device the server issued a signed token to, and the address it came from.
 
 The device token is random (192 bits) and signed with the app's secret
-(itsdangerous), so a token a client invents is not a device: it is replaced
-by a new one, and limits kept per device cannot be dodged by making up
-tokens. Nor by dropping the cookie: an address gets only so many new devices
-a minute (``limits.mint``); past that a cookie-less request is served as a
-visitor without a device, who may read but not post or hold. Only digests of
+(itsdangerous), so a token a client invents is not a device, and limits kept
+per device cannot be dodged by making up tokens. A device is minted only when
+a client commits -- creates a room, starts a solo game or joins one -- and the
+commit worked (``commit``): a page load, a stream or a look at a room gives
+none, so nobody can spend an address's new devices by loading pages, and a
+client without one is a visitor, counted by its address. Only digests of
 tokens are ever stored or logged.
 """
 
@@ -28,10 +29,10 @@ def _signer() -> URLSafeSerializer:
     return URLSafeSerializer(current_app.config["SECRET_KEY"], salt="ta-device")
 
 
-def identify(mint) -> None:
-    """Set ``g.device_token`` from a cookie this server signed, or to a new one if
-    ``mint()`` allows one more for this address (else ``g.deviceless``: a throwaway
-    token that is never issued, so nothing can be kept under it)."""
+def identify() -> None:
+    """Set ``g.device_token`` from a cookie this server signed; without one, the
+    request is a visitor's (``g.deviceless``): a throwaway token that is issued only
+    if the request commits (``commit``), so nothing can be kept under it otherwise."""
     device = None
     sent = request.cookies.get(COOKIE)
     if sent:
@@ -42,19 +43,25 @@ def identify(mint) -> None:
     if isinstance(device, str) and len(device) >= 32:
         g.new_device, g.deviceless, g.device_token = False, False, device
         return
-    g.device_token = secrets.token_urlsafe(TOKEN_BYTES)
-    g.deviceless = not mint()
-    g.new_device = not g.deviceless
+    anonymous()
 
 
 def anonymous() -> None:
-    """A request refused before it is identified: it gets no device."""
+    """A request without a device (or refused before it is identified)."""
     g.new_device, g.deviceless, g.device_token = False, True, secrets.token_urlsafe(TOKEN_BYTES)
 
 
+def commit() -> None:
+    """This visitor's request creates, joins or starts something: its throwaway token
+    becomes its device, handed out with the answer if the commit worked (``issue``)."""
+    if g.deviceless:
+        g.new_device = True
+
+
 def issue(response):
-    """Hand a new device its signed token (Secure whenever the site is https)."""
-    if g.get("new_device"):
+    """Hand a new device its signed token (Secure whenever the site is https), with an
+    answer that says its commit worked: a refused one leaves no device behind."""
+    if g.get("new_device") and response.status_code < 400:
         response.set_cookie(COOKIE, _signer().dumps(g.device_token),
                             max_age=COOKIE_DAYS * 86400, httponly=True, samesite="Lax",
                             secure=secure())
@@ -97,6 +104,13 @@ def same_origin() -> bool:
     return origin is None or origin == request.host_url.rstrip("/")
 
 
+def from_elsewhere() -> bool:
+    """Fetch Metadata says another site's page made the browser send this request (a
+    link followed from it, when ``cross_site`` let it through): the device's cookie
+    came along, but the device did not choose to go there."""
+    return request.headers.get("Sec-Fetch-Site") in ("cross-site", "same-site")
+
+
 def cross_site() -> bool:
     """A request another site's page made the browser send: a foreign Origin, or
     (for what carries none, such as ``<img>`` tags) Fetch Metadata naming another
@@ -104,7 +118,7 @@ def cross_site() -> bool:
     top-level navigation and welcome; a frame, image, script or fetch is not."""
     if not same_origin():
         return True
-    if request.headers.get("Sec-Fetch-Site") not in ("cross-site", "same-site"):
+    if not from_elsewhere():
         return False
     followed = (request.method == "GET" and request.headers.get("Sec-Fetch-Mode") == "navigate"
                 and request.headers.get("Sec-Fetch-Dest") == "document")

@@ -3,20 +3,24 @@ connections -- per device, and per client address only for what strangers do.
 
 An address is not a person: at a party everyone shares one Wi-Fi, and on
 mobile data a carrier's NAT puts thousands of phones behind one address. So
-the limits keyed on the address count only strangers -- misses, new rooms,
-joins, posts and streams of devices without a seat in the room they name,
-and new devices themselves. A device seated in a room is no stranger there:
-none of them counts or refuses its own game traffic (its page, state, stream,
-hold socket and posts in that room), whatever else its address does. Its own
-floods meet the per-device limits, and devices cannot be made up at flood
-rates: an address gets only so many new ones (``mint``). Cross-site requests
-are refused before any of this (web/__init__.py), so they count for nothing.
+the limits keyed on the address count only strangers to the room a request
+names: misses, new rooms, joins, posts and streams of clients with neither a
+seat there nor its invitation. A device seated in a room is no stranger there:
+no limit of its address, nor its device's budget of misses, counts or refuses
+its own game traffic (its page, state, stream, hold socket and posts in that
+room). Whoever carries the room's invitation (its invite link, or the cookie the
+link left) is no stranger either: they are counted by their address *and that
+room*, so only others holding the same invitation at the same address share
+their budget. Devices are minted only when a visitor commits (``mint``), so a
+page load spends nothing. Cross-site requests are refused before any of this
+(web/__init__.py), and misses a link from another site made a device send are
+counted by its address, never against the device.
 
 The figures stop a guesser of room codes after a few dozen tries per address
 and let 20 phones behind one carrier address start games in one minute
-(docs/security.md has the reasoning and the tests that show both).
-``RATE_LIMIT_SCALE`` multiplies every figure; the test servers raise it, since
-every test device shares one loopback address.
+(docs/security.md has the reasoning, the threat model and the tests that show
+both). ``RATE_LIMIT_SCALE`` multiplies every figure; the test servers raise it,
+since every test device shares one loopback address.
 """
 
 from __future__ import annotations
@@ -33,14 +37,19 @@ from limits import parse_many
 from redis.cluster import RedisCluster
 
 from ..server import Lease, NoSuchRoom, cluster_options
-from .common import HOLD_ENDPOINT, invite_token, load_room, room_code, services
+from . import identity
+from .common import HOLD_ENDPOINT, invitation, load_room, room_code, services
 from .identity import address, device
+from .respond import error
+from .words import N_
 
 # Every endpoint that looks a room up by its code, and so could tell a guesser
 # whether a code exists.
 LOOKUPS = {"room.room_page", "api.state", "stream.events", "actions.join", HOLD_ENDPOINT,
            "results.page", "results.as_json", "results.as_csv", "screen.screen", "screen.screen_events"}
 CREATES = {"actions.create_room", "actions.create_solo"}
+# What a visitor commits to, and so what mints its device (identity.commit).
+COMMITS = CREATES | {"actions.join"}
 
 # (limit, scope, which requests, counted only when the code was unknown).
 # Per address, for strangers only: a device seated in the room is exempt.
@@ -51,6 +60,14 @@ BY_ADDRESS = [
     ("60/minute", "join", {"actions.join"}, False),
     ("300/minute", "post", None, False),
 ]
+# Per address and room, for those who carry the room's invitation and have no seat
+# there: a table of eight newcomers behind one Wi-Fi, reloading.
+BY_INVITATION = [
+    ("600/minute", "invited-lookup", LOOKUPS, False),
+    ("30/minute", "invited-join", {"actions.join"}, False),
+]
+# Per device (a device seated in the room a lookup names never misses there, and a
+# miss another site's link made the device send is its address's, not its own).
 BY_DEVICE = [
     ("20/minute;100/hour", "miss-device", LOOKUPS, True),
     ("5/minute", "create-device", CREATES, False),
@@ -58,8 +75,11 @@ BY_DEVICE = [
 ]
 # The invitation a room page remembers from its invite link (web/room.py).
 INVITE_COOKIE = "ta_invite"
-# New devices an address may be given (a cookie-less request gets one).
+# New devices (visitors' commits that mint one): per address for strangers; per
+# address and room for the room's invitation, so one invitation mints at most this
+# many an hour from one address, and only its holders there can spend them.
 MINT = "60/minute;600/hour"
+MINT_INVITED = "20/hour"
 
 # Open at once (config MAX_STREAMS_PER_DEVICE, MAX_STREAMS_PER_ADDRESS,
 # MAX_HOLDS_PER_DEVICE): a seated player's event streams per device, everyone
@@ -100,7 +120,8 @@ def seated() -> bool:
 
 def invited() -> bool:
     """Whether the request carries the invitation of the room it names: the invite link's
-    ``?i=``, or the cookie the room page set from it (INVITE_COOKIE, scoped to the room)."""
+    ``?i=``, or the cookie the room page set from it (INVITE_COOKIE, scoped to the room);
+    a room's invitation is gone with its game (common.invitation)."""
     if "invited" not in g:
         code = (request.view_args or {}).get("code", "")
         sent = request.args.get("i") or request.cookies.get(INVITE_COOKIE) or ""
@@ -113,7 +134,13 @@ def _is_invite(code: str, sent: str) -> bool:
         code = room_code(code)
     except NoSuchRoom:
         return False
-    return hmac.compare_digest(sent.encode(), invite_token(code).encode())
+    invite = invitation(code)
+    return bool(invite) and hmac.compare_digest(sent.encode(), invite.encode())
+
+
+def _room_of_invitation() -> str:
+    """The key of an invitation's own budgets: the address and the room it names."""
+    return f"{address()}:{(request.view_args or {}).get('code', '').upper()}"
 
 
 def _seated() -> bool:
@@ -139,7 +166,11 @@ def init(app: Flask, client) -> Limiter:
     limits: list[str | Callable[[], str] | ApplicationLimit] = [
         _limit(_scaled(rate, scale), scope, address, _for_strangers(endpoints), misses)
         for rate, scope, endpoints, misses in BY_ADDRESS]
-    limits += [_limit(_scaled(rate, scale), scope, device, _not(_applies(endpoints)), misses)
+    limits += [_limit(_scaled(rate, scale), scope, _room_of_invitation,
+                      _for_invited(endpoints), misses)
+               for rate, scope, endpoints, misses in BY_INVITATION]
+    limits += [_limit(_scaled(rate, scale), scope, device, _for_device(endpoints, misses),
+                      misses)
                for rate, scope, endpoints, misses in BY_DEVICE]
     if isinstance(client, RedisCluster):   # limits speaks the same redis+cluster:// URLs
         # ...with the store's timeouts: redis-py's defaults wait forever on a vanished
@@ -155,7 +186,8 @@ def init(app: Flask, client) -> Limiter:
     limiter.request_filter(_own_hold)
     limiter.init_app(app)
     app.extensions["auction_limiter"] = limiter
-    app.extensions["auction_mint"] = parse_many(_scaled(MINT, scale))
+    app.extensions["auction_mint"] = (parse_many(_scaled(MINT, scale)),
+                                      parse_many(_scaled(MINT_INVITED, scale)))
     app.extensions["auction_caps"] = {name: max(1, round(app.config[name] * scale))
                                       for name in CAPS}
     return limiter
@@ -170,34 +202,69 @@ def _own_hold() -> bool:
     return request.endpoint == HOLD_ENDPOINT and seated()
 
 
-def _not(test):
-    return lambda: not test()
-
-
 def _for_strangers(endpoints: set[str] | None):
     """Exempt unless the request is of these and comes from a stranger to the room it
-    names: a device without a seat there and without its invitation (the seat is looked
+    names: a client without a seat there and without its invitation (the seat is looked
     up only for requests the limit is about)."""
     applies = _applies(endpoints)
     return lambda: not applies() or invited() or seated()
 
 
-def mint() -> bool:
-    """Whether this address may be given one more new device now (counted if so). One
-    who follows an invite link always gets one: a newcomer at the table is never shut out
-    by a flood from their address, and no invitation opens anything but its room."""
+def _for_invited(endpoints: set[str] | None):
+    """Exempt unless the request is of these and carries the invitation of the room it
+    names without a seat there."""
+    applies = _applies(endpoints)
+    return lambda: not applies() or seated() or not invited()
+
+
+def _for_device(endpoints: set[str] | None, misses: bool):
+    """Exempt unless the request is of these and comes from a device; its misses count
+    neither in a room it is seated in (it cannot miss there, and a budget spent
+    elsewhere must not shut it out of its own game) nor when another site's link
+    sent it (its address counts those)."""
+    applies = _applies(endpoints)
+    if not misses:
+        return lambda: not applies() or not _a_device()
+    return lambda: not applies() or not _a_device() or identity.from_elsewhere() or seated()
+
+
+def _a_device() -> bool:
+    """The request comes from a device: one it had, or one its commit mints."""
+    return not g.deviceless or g.new_device
+
+
+NO_DEVICE = N_("too many new players from your network just now; try again in "
+               "%(seconds)s s, or open the room's invite link")
+
+
+def mint():
+    """A before-request hook: a visitor's commit (create, solo, join) mints its device if
+    its budget allows one more (counted if so) -- its address's, or, when it carries the
+    room's invitation, its address's for that room alone: a flood from the address never
+    shuts out a newcomer with the link. Otherwise 429, saying when to come back."""
+    if not g.deviceless or request.endpoint not in COMMITS or request.method != "POST":
+        return None
     strategy = current_app.extensions["auction_limiter"].limiter
-    key = address()
-    fits = all(strategy.hit(item, "mint", key) for item in current_app.extensions["auction_mint"])
-    return fits or invited()
+    strangers, with_invitation = current_app.extensions["auction_mint"]
+    items, key = ((with_invitation, _room_of_invitation()) if invited()
+                  else (strangers, address()))
+    for item in items:
+        if not strategy.hit(item, "mint", key):
+            reset, _ = strategy.get_window_stats(item, "mint", key)
+            seconds = max(1, math.ceil(reset - time.time()))
+            response = current_app.make_response(error(429, NO_DEVICE, seconds=seconds))
+            response.headers["Retry-After"] = str(seconds)
+            return response
+    identity.commit()
+    return None
 
 
 def retry_after(exc: RateLimitExceeded) -> int:
-    """Seconds until the limit that was hit lets this client in again."""
-    current = current_app.extensions["auction_limiter"].current_limit
-    if current is not None and current.breached:
-        return max(1, math.ceil(current.reset_at - time.time()))
-    return exc.limit.limit.get_expiry()
+    """Seconds until every limit this request hit lets this client in again: a
+    breached hourly limit says its own, longer wait, not the first one's minute."""
+    limiter = current_app.extensions["auction_limiter"]
+    waits = [hit.reset_at - time.time() for hit in limiter.current_limits if hit.breached]
+    return max(1, math.ceil(max(waits, default=exc.limit.limit.get_expiry())))
 
 
 def _lease(key: str, cap: str, ttl_ms: int) -> Lease:

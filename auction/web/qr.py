@@ -1,8 +1,9 @@
 """The invite link as a QR code: an inline SVG string (no style attributes, so CSP-safe).
 
 Drawing one costs milliseconds (hundreds for a long text), so each room's is
-drawn once per worker, from the first of its pages this worker serves, and
-kept by the room's code: no request can make a page draw another.
+drawn once per worker and kept. The link comes from the server's own record of
+the room (its invitation, and the site its host created it at: web/room.py),
+never from a request, so no request can make a page draw another.
 """
 
 from __future__ import annotations
@@ -27,15 +28,16 @@ _lock = threading.Lock()
 
 
 def room_qr(code: str, url: str) -> str:
-    """The QR code of room ``code``'s invite ``url``, drawn once per room."""
+    """The QR code of room ``code``'s invite ``url``, drawn once per room and link."""
+    key = f"{code} {url}"
     with _lock:
-        svg = _by_room.get(code)
+        svg = _by_room.get(key)
         if svg is not None:
-            _by_room.move_to_end(code)
+            _by_room.move_to_end(key)
             return svg
     svg = qr_svg(url)
     with _lock:
-        _by_room[code] = svg
+        _by_room[key] = svg
         while len(_by_room) > ROOMS_KEPT:
             _by_room.popitem(last=False)
     return svg

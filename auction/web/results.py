@@ -29,7 +29,7 @@ def final_view(code: str) -> View | None:
 
 
 def results_url(code: str) -> str:
-    return f"{site_url()}/r/{code}/results"
+    return f"{site_url(common.load_room(code).site)}/r/{code}/results"
 
 
 @bp.get("/r/<code>/results")

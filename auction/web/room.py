@@ -1,9 +1,12 @@
 """The room page: the whole page for this device, every live part included.
 
-Its invite link carries the room's invitation (``?i=``, common.invite_token):
+Its invite link carries the room's invitation (``?i=``, common.invitation):
 whoever follows it is no stranger to the room, and the abuse limits kept per
-address never shut them out (web/limits.py). The page keeps the invitation in
-a cookie scoped to the room, so its stream, the join and the hold carry it too.
+address for strangers never shut them out (web/limits.py). The page keeps the
+invitation in a cookie scoped to the room, so its stream, the join and the hold
+carry it too. The link is shown only to those who already have it: a seated
+player, or whoever arrived with it; a stranger who typed the code gets the page
+without it (the code is all they have, and a seat then brings the link).
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from flask.typing import ResponseReturnValue
 
 from ..server import NoSuchRoom
 from . import i18n, identity, limits, render
-from .common import csrf_token, invite_token, room_code, view
+from .common import csrf_token, invitation, load_room, room_code, view
 from .hosts import site_url
 from .name_cookie import remembered
 
@@ -23,7 +26,21 @@ INVITE_DAYS = 2             # longer than a lobby lives
 
 
 def invite_url(code: str) -> str:
-    return f"{site_url()}/r/{code}?i={invite_token(code)}"
+    """Room ``code``'s invite link as this request may be shown it ("" to a stranger,
+    or once the game has ended), based on the site its host created it at."""
+    invite = invitation(code)
+    if not invite or not (limits.seated() or limits.invited()):
+        return ""
+    return f"{site_url(load_room(code).site)}/r/{code}?i={invite}"
+
+
+def remember_invitation(response, code: str):
+    """Keep the invitation this request arrived with in a cookie scoped to the room."""
+    if request.args.get("i") and limits.invited():
+        response.set_cookie(limits.INVITE_COOKIE, request.args["i"], path=f"/r/{code}",
+                            max_age=INVITE_DAYS * 86400, httponly=True, samesite="Lax",
+                            secure=identity.secure())
+    return response
 
 
 def page_context(code: str) -> dict:
@@ -42,12 +59,7 @@ def room_page(code: str) -> ResponseReturnValue:
         limits.missed_room()
         return render.page(None, {"code": code.upper()[:8]}), 404
     ctx = {**page_context(code), "join": {"name": remembered()}}
-    response = make_response(render.page(shown, ctx))
-    if request.args.get("i") and limits.invited():
-        response.set_cookie(limits.INVITE_COOKIE, request.args["i"], path=f"/r/{code}",
-                            max_age=INVITE_DAYS * 86400, httponly=True, samesite="Lax",
-                            secure=identity.secure())
-    return response
+    return remember_invitation(make_response(render.page(shown, ctx)), code)
 
 
 def join_refused(code: str, name: str, message: str, status: int,
