@@ -55,11 +55,15 @@ class Config:
     # Multiplies every abuse limit (web/limits.py); the test servers raise it,
     # since all their devices share one loopback address.
     RATE_LIMIT_SCALE = float(os.environ.get("TA_RATE_LIMIT_SCALE", "1"))
-    # Connections open at once (web/limits.py): a seated player's streams count
-    # per device (a phone with a few tabs), everyone else's per address (a big
-    # screen or two per table; a flood of strangers stops there); holds per device,
-    # counted only once the socket has found its seat.
-    MAX_STREAMS_PER_DEVICE = int(os.environ.get("MAX_STREAMS_PER_DEVICE", "8"))
+    # Connections open at once (web/limits.py): a seated (or invited) device's
+    # streams of a room count per device and room (its phone page and a big screen,
+    # a reload of each before the old stream is noticed gone); an invited visitor's
+    # per address and room (a table of newcomers on one Wi-Fi); everyone else's per
+    # address (a flood of strangers stops there); holds per device, counted only
+    # once the socket has found its seat. No address takes more than a quarter of
+    # a worker's MAX_*_PER_WORKER (web/capacity.py).
+    MAX_STREAMS_PER_DEVICE = int(os.environ.get("MAX_STREAMS_PER_DEVICE", "4"))
+    MAX_STREAMS_PER_INVITATION = int(os.environ.get("MAX_STREAMS_PER_INVITATION", "16"))
     MAX_STREAMS_PER_ADDRESS = int(os.environ.get("MAX_STREAMS_PER_ADDRESS", "40"))
     MAX_HOLDS_PER_DEVICE = int(os.environ.get("MAX_HOLDS_PER_DEVICE", "4"))
     # A worker this far behind (how late its event loop woke through most of

@@ -11,6 +11,12 @@ streams it serves. The figures that mark "behind" are configuration
 (OVERLOAD_LAG_MS, MAX_HOLDS_PER_WORKER, MAX_STREAMS_PER_WORKER; 0 turns a
 check off), set from what bench/load.py measured (docs/scaling.md).
 
+No address may take more than its share (ADDRESS_SHARE) of a worker's holds
+or streams where the worker has a cap on them: however many seats one address
+holds, it cannot fill the worker so that everyone else's new games are turned
+away. Its next stream or hold is refused instead (429), and the others' games
+start as before.
+
 A worker's own start-up is not load: the first wake of the loop comes only once
 the server runs (after the imports and the app's construction), and the first
 pages compile their templates. So the lag counts only from WARMUP_S after that
@@ -21,7 +27,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from contextlib import contextmanager
 
 from flask import current_app, g, request
@@ -34,6 +40,12 @@ TICK_S = 0.05
 WINDOW_S = 1.0
 WARMUP_S = 2.0          # after the loop first runs, lag is not yet counted
 RETRY_AFTER_S = 15
+# The most of a worker's cap on holds or streams one address may take: a carrier
+# NAT's thousand phones on one worker still fit, and three more addresses must
+# fill the rest before anyone is turned away.
+ADDRESS_SHARE = 0.25
+# ...but never fewer than this: two tables of eight behind one Wi-Fi always fit.
+ADDRESS_FLOOR = 16
 
 # Starting a new game on this worker: these are turned away when it is behind.
 NEW_WORK = {"actions.create_room", "actions.create_solo", "actions.join", "results.rematch"}
@@ -46,6 +58,7 @@ class Capacity:
         self.limits = (lag_ms, max_holds, max_streams)
         self.holds = 0
         self.streams = 0
+        self._taken: dict[str, Counter[str]] = {"holds": Counter(), "streams": Counter()}
         self._lags: deque[tuple[float, float]] = deque()
         self._counts_from = float("-inf")     # lags measured before this are start-up
         self._thread: threading.Thread | None = None
@@ -82,6 +95,25 @@ class Capacity:
         if max_streams and self.streams >= max_streams:
             return f"{self.streams} streams"
         return None
+
+    def take(self, kind: str, address: str):
+        """One of ``address``'s holds or streams ("holds", "streams") on this worker: a
+        function that gives it back (call it once, when the connection ends), or None
+        when the address already has its share of the worker's cap on them."""
+        cap = self.limits[1] if kind == "holds" else self.limits[2]
+        taken = self._taken[kind]
+        if cap and taken[address] >= max(ADDRESS_FLOOR, int(cap * ADDRESS_SHARE)):
+            return None
+        taken[address] += 1
+        given: list[bool] = []
+
+        def give_back() -> None:
+            if not given:
+                given.append(True)
+                taken[address] -= 1
+                if taken[address] <= 0:
+                    del taken[address]
+        return give_back
 
     @contextmanager
     def serving(self, kind: str):

@@ -25,7 +25,7 @@ from wsproto.utilities import LocalProtocolError
 
 from ..server import (BEAT_MESSAGE, UNAVAILABLE, Ending, Hold, NoSuchRoom, Refusal, in_message,
                       is_release_message, refused_message, released_message)
-from . import limits, metrics, operations
+from . import identity, limits, metrics, operations
 from .capacity import capacity
 from .common import HOLD_ENDPOINT, load_room, room_code, services
 from .tap import Tap, kernel_rtt_ms
@@ -126,13 +126,19 @@ class HoldSocket:
         with limits.hold_lease() as lease:
             if not lease.taken:
                 return self.refuse("too_many_holds")
-            if not hold.claim():
-                return self.refuse("second_socket")
+            give_back = capacity().take("holds", identity.address())
+            if give_back is None:         # the address has its share of this worker's
+                return self.refuse("too_many_holds")
             try:
-                self._hold(hold)
+                if not hold.claim():
+                    return self.refuse("second_socket")
+                try:
+                    self._hold(hold)
+                finally:
+                    hold.close()
+                    self._drain()
             finally:
-                hold.close()
-                self._drain()
+                give_back()
 
     def _drain(self) -> None:
         """Read until the client's close frame, so the server does not take it

@@ -81,15 +81,17 @@ INVITE_COOKIE = "ta_invite"
 MINT = "60/minute;600/hour"
 MINT_INVITED = "20/hour"
 
-# Open at once (config MAX_STREAMS_PER_DEVICE, MAX_STREAMS_PER_ADDRESS,
-# MAX_HOLDS_PER_DEVICE): a seated player's event streams per device, everyone
-# else's per address; hold sockets per device, taken once the socket found its
+# Open at once (config MAX_STREAMS_PER_DEVICE, MAX_STREAMS_PER_INVITATION,
+# MAX_STREAMS_PER_ADDRESS, MAX_HOLDS_PER_DEVICE): a seated (or invited) device's
+# event streams per device and room, an invited visitor's per address and room,
+# a stranger's per address; hold sockets per device, taken once the socket found its
 # seat, so that no refusal depends on whether anyone else holds. Held as
 # leases in Redis, so every worker counts the same; a lease a dead worker left
 # behind runs out by itself.
 STREAM_LEASE_MS = 60_000      # a stream renews its lease at every keep-alive
 HOLD_LEASE_MS = 600_000
-CAPS = ("MAX_STREAMS_PER_DEVICE", "MAX_STREAMS_PER_ADDRESS", "MAX_HOLDS_PER_DEVICE")
+CAPS = ("MAX_STREAMS_PER_DEVICE", "MAX_STREAMS_PER_INVITATION", "MAX_STREAMS_PER_ADDRESS",
+        "MAX_HOLDS_PER_DEVICE")
 
 
 def missed_room() -> None:
@@ -274,9 +276,17 @@ def _lease(key: str, cap: str, ttl_ms: int) -> Lease:
 
 
 def stream_lease() -> Lease:
-    """A seated player's stream of their room is theirs; anyone else's is the address's."""
-    if seated():
-        return _lease(f"stream-device:{device()}", "MAX_STREAMS_PER_DEVICE", STREAM_LEASE_MS)
+    """A stream of a room: a device seated there, or carrying its invitation, counts it on
+    the device and that room (a phone and a big screen, a reload each); a visitor with the
+    invitation on its address and that room (a table of newcomers behind one Wi-Fi); a
+    stranger on its address. Every address's share of the worker is capacity.take's."""
+    code = (request.view_args or {}).get("code", "").upper()
+    if seated() or (invited() and _a_device()):
+        return _lease(f"stream-device:{device()}:{code}", "MAX_STREAMS_PER_DEVICE",
+                      STREAM_LEASE_MS)
+    if invited():
+        return _lease(f"stream-invited:{_room_of_invitation()}", "MAX_STREAMS_PER_INVITATION",
+                      STREAM_LEASE_MS)
     return _lease(f"stream:{address()}", "MAX_STREAMS_PER_ADDRESS", STREAM_LEASE_MS)
 
 

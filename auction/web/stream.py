@@ -18,7 +18,7 @@ from flask import Blueprint, Response, g, request
 from flask.typing import ResponseReturnValue
 
 from ..server import View, to_json
-from . import limits, operations, render
+from . import identity, limits, operations, render
 from .capacity import capacity
 from .common import room_code, services
 from .respond import error
@@ -81,16 +81,22 @@ def events(code: str) -> ResponseReturnValue:
 def serve(code: str, token: str | None, renderer: Renderer) -> ResponseReturnValue:
     """The stream of room ``code`` as the device of ``token`` sees it (None: the
     spectator's view), through ``renderer``."""
+    load = capacity()
+    give_back = load.take("streams", identity.address())
+    if give_back is None:
+        return error(429, N_("too many streams from your network on this server; "
+                             "close a tab and try again"))
     lease = limits.stream_lease()
     if not lease.taken:
+        give_back()
         return error(429, N_("too many streams open at once; close a tab and try again"))
     try:
         watch = services().watch(code)     # it listens before it loads: nothing slips between
     except Exception:
         lease.drop()
+        give_back()
         raise
 
-    load = capacity()
     draining = operations.drain()
 
     def generate() -> Iterator[str]:
@@ -128,4 +134,8 @@ def serve(code: str, token: str | None, renderer: Renderer) -> ResponseReturnVal
             lease.drop()
 
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    return Response(generate(), mimetype="text/event-stream", headers=headers)
+    response = Response(generate(), mimetype="text/event-stream", headers=headers)
+    # The address's share is given back when the server is done with the answer, even
+    # one whose client left before its first byte (the generator never ran).
+    response.call_on_close(give_back)
+    return response
