@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 from functools import cache
+from urllib.parse import quote
 
 from babel.support import NullTranslations, Translations
 from flask import Flask, has_request_context, request
@@ -82,9 +83,21 @@ def particles(text: str) -> str:
     return _PARTICLE.sub(fit, text)
 
 
+# What may stay as written in a path and a query the switch comes back to (RFC 3986's
+# unreserved and sub-delimiters, "%" of what is already escaped).
+_PATH_KEEP = "/:@!$&'()*+,;=-._~%"
+_QUERY_KEEP = _PATH_KEEP + "?"
+
+
 def here() -> str:
-    """The page being drawn, for the switch to come back to."""
-    return request.full_path.rstrip("?") if has_request_context() else "/"
+    """The page being drawn, for the switch to come back to, percent-encoded: the switch
+    comes back only to printable ASCII (pages.page_of_this_site), and Werkzeug hands the
+    path over decoded (a "no such page" may be at /café, or hold a space)."""
+    if not has_request_context():
+        return "/"
+    path = quote(request.path, safe=_PATH_KEEP)
+    query = quote(request.query_string.decode("utf-8", "replace"), safe=_QUERY_KEEP)
+    return f"{path}?{query}" if query else path
 
 
 def init(app: Flask) -> None:

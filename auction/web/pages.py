@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from urllib.parse import urlsplit
 
 from flask import Blueprint, Response, redirect, request
 
@@ -82,9 +83,23 @@ def language(locale: str):
     if locale not in i18n.LOCALES:
         return error(404, N_("no such language"))
     back = request.args.get("next", "/")
-    if not back.startswith("/") or back.startswith("//") or "\\" in back:
-        back = "/"
+    if not page_of_this_site(back):
+        # Refused, not sent home: a link that names another site is not one of ours.
+        return error(400, N_("the page to come back to is not a page of this site"))
     return i18n.switch_cookie(redirect(back, 303), locale)
+
+
+def page_of_this_site(target: str) -> bool:
+    """Whether ``target`` can only mean a page of this site: one "/" and then printable
+    ASCII alone. Browsers drop tabs and line breaks from a Location and read a backslash
+    as "/", so "/\\t/evil.example" would reach evil.example as "//evil.example"; and a line
+    break in a header makes Werkzeug raise (it was a 500). No scheme or host once parsed."""
+    if not target.startswith("/") or target.startswith("//"):
+        return False
+    if any(not "!" <= c <= "~" or c == "\\" for c in target):     # controls, spaces, non-ASCII
+        return False
+    parts = urlsplit(target)
+    return not parts.scheme and not parts.netloc
 
 
 @pages.get("/offline")
