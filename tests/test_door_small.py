@@ -4,6 +4,8 @@
    came back as ``Location: //evil.example`` (browsers drop the tab), and a line break
    was a 500. Now only a page of this site is a place to come back to; anything else
    is a 400 in the client's language, and no language is remembered.
+2. A lone surrogate ("\\ud800", valid JSON) in a seated player's name raised in the
+   name cookie (a 500). Now a field that is not Unicode text is a 400.
 """
 
 from __future__ import annotations
@@ -90,4 +92,38 @@ def test_the_language_switch_comes_back_only_to_a_page_of_this_site(server):
     link = re.search(r'href="(/lang/ko\?next=[^"]*)"', lost.text)[1].replace("&amp;", "&")
     back = requests.get(server.url + link, timeout=10, allow_redirects=False)
     assert (back.status_code, back.headers["Location"]) == (303, "/caf%C3%A9%20x")
+    assert_no_traceback(server, mark)
+
+
+# -- 2. text that is not Unicode -------------------------------------------------------
+
+
+def _post_raw(player: Player, path: str, body: str) -> requests.Response:
+    return player.http.post(player.base + path, data=body.encode(), timeout=10,
+                            headers={"Content-Type": "application/json", **JSON})
+
+
+def test_a_lone_surrogate_in_a_field_is_a_clear_400_and_changes_nothing(server):
+    mark = len(server.output())
+    ann = Player(server.url)
+    code = ann.create("Ann", "stake")
+    Player(server.url).join(code, "Bob")
+    before = ann.state()
+    cookie = ann.http.cookies.get("ta_name")
+    stranger = Player(server.url)
+    # JSON spells them as escapes: json.dumps writes "\ud800" as such.
+    name = "name is not valid Unicode text"
+    for who, path, body, words in (
+            (ann, f"/r/{code}/join", json.dumps({"name": "\ud800"}), name),      # was a 500
+            (ann, f"/r/{code}/join", json.dumps({"name": "Ann\udfff"}), name),
+            (stranger, f"/r/{code}/join", json.dumps({"name": "\ud800"}), name),
+            (stranger, "/rooms", json.dumps({"name": "Cy\ud83d", "preset": "stake"}), name),
+            (stranger, f"/r/{code}/join", json.dumps({"name": "Cy", "\ud800": 1}),
+             "the body is not valid JSON"),
+            (ann, f"/r/{code}/settings", json.dumps({"rounds": ["\udc00"]}),
+             "rounds is not valid Unicode text")):
+        answer = _post_raw(who, path, body)
+        assert (answer.status_code, answer.json()) == (400, {"error": words}), body
+    assert ann.state() == before
+    assert ann.http.cookies.get("ta_name") == cookie
     assert_no_traceback(server, mark)

@@ -28,8 +28,12 @@ def remembered() -> str:
 def remember(response, name: str):
     """``response`` that also remembers ``name`` (cleaned as the table shows it)."""
     name = " ".join(name.split())[:NAME_MAX]
-    if name:
+    try:
         # Percent-encoded: a cookie value cannot hold spaces, commas or most of Unicode.
-        response.set_cookie(COOKIE, quote(name, safe=""), max_age=identity.COOKIE_DAYS * 86400,
+        value = quote(name, safe="")
+    except UnicodeEncodeError:      # a lone surrogate: no name to remember (form() refuses it)
+        return response
+    if value:
+        response.set_cookie(COOKIE, value, max_age=identity.COOKIE_DAYS * 86400,
                             httponly=True, samesite="Lax", secure=identity.secure())
     return response

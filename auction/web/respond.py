@@ -52,13 +52,37 @@ def done(json_body, status: int = 200, to: str = "/"):
 
 
 def form() -> dict:
-    """The post's fields, from a JSON body or a form; a JSON body must be an object."""
+    """The post's fields, from a JSON body or a form; a JSON body must be an object, and
+    every string in it Unicode text."""
     if request.is_json:
         data = bodies.parse(request.get_data(cache=True))   # bounded: never get_json
         if not isinstance(data, dict):
             raise RuleError("the body must be a JSON object")
-        return data
-    return request.form.to_dict()
+    else:
+        data = request.form.to_dict()
+    for field, value in data.items():
+        if not _encodable(field):
+            raise RuleError("the body is not valid JSON")
+        if not _encodable(value):
+            raise RuleError("%(field)s is not valid Unicode text", field=field)
+    return data
+
+
+def _encodable(value: object) -> bool:
+    """Whether every string in ``value`` can be written as UTF-8. JSON may spell a lone
+    surrogate ("\\ud800"), which Python reads into a str that no cookie, page or log can
+    encode: a seated player's name in its cookie raised UnicodeEncodeError (a 500)."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+        return True
+    if isinstance(value, dict):
+        return all(_encodable(k) and _encodable(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_encodable(item) for item in value)
+    return True
 
 
 def text(data: dict, name: str, default: str = "") -> str:
