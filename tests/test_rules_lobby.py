@@ -254,6 +254,37 @@ def test_a_name_with_a_character_that_draws_nothing_is_refused(name):
         apply(new_game("ABCD"), Join(name), 0)
 
 
+# Unicode 14.0's Default_Ignorable_Code_Point (DerivedCoreProperties.txt), range by range.
+DEFAULT_IGNORABLE = [(0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160),
+                     (0x17B4, 0x17B5), (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E),
+                     (0x2060, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF),
+                     (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3),
+                     (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF)]
+
+
+@pytest.mark.parametrize("low, high", DEFAULT_IGNORABLE)
+def test_a_name_with_any_default_ignorable_code_point_is_refused(low, high):
+    """Every one of them, inside a name, at its end and alone: some are marks (the
+    variation selectors, Mongolian's, the grapheme joiner) that no category check
+    catches, and "Alice\ufe0f" passed for Alice."""
+    for code in range(low, high + 1):
+        for name in (f"Al{chr(code)}ice", f"Alice{chr(code)}", chr(code)):
+            with pytest.raises(RuleError, match="invisible or control characters|can be seen"):
+                apply(new_game("ABCD"), Join(name), 0)
+
+
+def test_a_presentation_selector_is_taken_only_right_after_a_symbol():
+    """Phones write many emoji with U+FE0F after the symbol: that chooses how something
+    visible is drawn. After a letter, another selector, or a space, it draws nothing."""
+    for name in ("Ann \u2764\ufe0f", "\u263a\ufe0f", "\u2764\ufe0e Bo", "Cy \u2600\ufe0f!"):
+        g, _ = apply(new_game("ABCD"), Join(name), 0)
+        assert g.player("p1").name == name
+    for name in ("Alice\ufe0f", "Ann \ufe0f", "\u2764\ufe0f\ufe0f", "\ufe0fAnn",
+                 "Ann\ufe0e", "\u2764\ufe01", "\u2764\U000e0100"):
+        with pytest.raises(RuleError, match="invisible or control characters"):
+            apply(new_game("ABCD"), Join(name), 0)
+
+
 def test_a_name_of_marks_alone_is_refused_and_a_name_of_any_script_or_sign_is_not():
     with pytest.raises(RuleError, match="can be seen"):
         apply(new_game("ABCD"), Join("\u0301\u0301"), 0)

