@@ -25,6 +25,7 @@ from ..game import rules
 from ..server import Conflict, NoSuchRoom
 from . import (actions, api, capacity, delivery, hold, hosts, i18n, identity, limits,
                operations, outage, pages, results, room, screen, stream)
+from .body_deadline import init as read_bodies_in_time
 from .common import csrf_token, services
 from .respond import error, status_of
 from .words import N_, refusal
@@ -41,6 +42,7 @@ def register(app: Flask, client) -> None:
     i18n.init(app)         # each request's language (a stream keeps its request's)
     # In this order: refuse what another site sent before it counts for anything;
     # then identify, since the limits key on the device and its seat.
+    read_bodies_in_time(app)   # first: a body not in within 10 s is 408 (body_deadline.py)
     app.before_request(hosts.check_host)
     app.before_request(operations.refuse_while_draining)   # before a device is made
     app.before_request(_refuse_cross_site)

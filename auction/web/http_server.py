@@ -9,22 +9,33 @@ arrived HEAD_S after it began. The timeouts cover only reading a request's
 head: once the app has it, a response may last as long as it likes (the view
 stream and the hold socket are answers that stay open). The head's sizes are
 gunicorn's defaults, which gunicorn.conf.py states for gunicorn too.
+
+A body the app reads is read within body_deadline.BODY_S (a hook of the app's,
+so gunicorn has it too). What the app leaves unread, gevent drains after the
+answer, for as long as it takes: a body a byte a second held the connection for
+hours after its answer. Here the drain too must end by that deadline, and read
+at most DRAIN_MAX bytes; else, and after an answer that says ``Connection:
+close``, the connection closes without it.
 """
 
 from __future__ import annotations
 
 import io
 import socket
+import time
 from http import client
 
 import gevent  # type: ignore[import-untyped]
 from gevent import pywsgi
+
+from .body_deadline import BODY_S
 
 IDLE_S = 5.0            # a kept-alive connection with no next request this long is closed
 HEAD_S = 10.0           # a request line and headers must all arrive within this
 REQUEST_LINE = 4094     # bytes in the request line (our URLs are under 100)
 FIELDS = 100            # header fields in a request (a browser sends about 15)
 FIELD_SIZE = 8190       # bytes in one header line, cookies included
+DRAIN_MAX = 65536       # bytes of an unread body drained to keep a connection (posts: 16 KiB)
 
 _TIMEOUT = b"HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-length: 0\r\n\r\n"
 _TOO_LONG = b"HTTP/1.1 414 URI Too Long\r\nConnection: close\r\nContent-length: 0\r\n\r\n"
@@ -45,11 +56,37 @@ class RequestLineTooLong(ValueError):
     pass
 
 
+class _Body(pywsgi.Input):
+    """A request's body whose unread rest is drained only in time (gevent's own drains
+    it whatever it takes)."""
+
+    handler: BoundedHandler
+
+    def _discard(self):
+        handler = self.handler
+        if handler.close_connection or self._chunked_input_error:
+            return      # the connection ends with this answer: nothing to keep in step
+        if self.position >= (self.content_length or 0) and not self.chunked_input:
+            return      # read whole
+        left = handler.body_deadline - time.monotonic()
+        drained = 0
+        self.send_100_continue_enabled = False      # as gevent: no "go on" to drain it
+        if left > 0:
+            with gevent.Timeout(left, False):
+                while drained <= DRAIN_MAX:
+                    data = self.read(16384)
+                    if not data:
+                        return
+                    drained += len(data)
+        handler.close_connection = True
+
+
 class BoundedHandler(pywsgi.WSGIHandler):
-    """gevent's handler with idle and head timeouts and bounded heads."""
+    """gevent's handler with idle, head and body timeouts and bounded heads."""
 
     _kept_alive = False     # True once this connection has had a request
     _head_timer = None
+    body_deadline = 0.0     # when this request's body must be in (its head's arrival + BODY_S)
 
     def read_requestline(self):
         if self._kept_alive and not self._next_request_within(IDLE_S):
@@ -72,12 +109,24 @@ class BoundedHandler(pywsgi.WSGIHandler):
             return super().read_request(raw_requestline)
         finally:
             self._stop_head_timer()     # the head is in: from here the app takes its time
+            self.body_deadline = time.monotonic() + BODY_S
 
     def handle_one_request(self):
         try:
             return super().handle_one_request()
         finally:
             self._stop_head_timer()
+
+    def get_environ(self):
+        env = super().get_environ()
+        plain = self.wsgi_input
+        body = _Body(plain.rfile, plain.content_length, socket=plain.socket,
+                     chunked_input=plain.chunked_input)
+        body.handler = self
+        self.wsgi_input = body
+        if env["wsgi.input"] is plain:      # an upgrade reads the socket's own file instead
+            env["wsgi.input"] = body
+        return env
 
     def handle_one_response(self):
         super().handle_one_response()
