@@ -1,4 +1,5 @@
 def test_home_page_answers(client):
     response = client.get("/")
     assert response.status_code == 200
-    assert "ta_device" in response.headers.get("Set-Cookie", "")
+    # A page load mints no device: only a commit does (docs/security.md, Identity).
+    assert "ta_device" not in response.headers.get("Set-Cookie", "")
