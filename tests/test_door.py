@@ -256,3 +256,20 @@ def test_an_invitation_is_its_rooms_alone_and_ends_with_the_game(real, redis_url
     assert "ta_invite" not in str(page.headers) and 'id="invite-url"' not in page.text
     seated = a.http.get(f"{real.url}/r/{code_a}", headers=HTML, timeout=10).text
     assert 'id="invite-url"' not in seated and invite_a not in seated
+
+
+def test_a_head_of_a_stream_holds_nothing(real, redis_url):
+    """Found attacking this design: a HEAD of a stream got no body, so the stream's code
+    never ran to its end -- each kept a stream lease for a minute and a listener of the
+    room (and its Redis channel) for good. 60 of them from one address: its next real
+    stream must still open."""
+    forget_counts(redis_url)
+    host = Player(real.url)
+    code = host.create("Host", "stake")
+    for _ in range(60):
+        head = requests.head(f"{real.url}/r/{code}/events?format=json", timeout=10)
+        assert head.status_code == 200 and head.headers["Content-Type"].startswith(
+            "text/event-stream")
+    status, sock = open_stream(real, code)    # (the 41st lease of strangers' 40, before)
+    sock.close()
+    assert status == 200

@@ -81,12 +81,21 @@ def events(code: str) -> ResponseReturnValue:
 def serve(code: str, token: str | None, renderer: Renderer) -> ResponseReturnValue:
     """The stream of room ``code`` as the device of ``token`` sees it (None: the
     spectator's view), through ``renderer``."""
+    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    if request.method == "HEAD":
+        # No body is sent for it, so the generator below would never run to free what
+        # it holds: a HEAD took a lease and a listener of the room for good.
+        return Response(mimetype="text/event-stream", headers=headers)
     load = capacity()
     give_back = load.take("streams", identity.address())
     if give_back is None:
         return error(429, N_("too many streams from your network on this server; "
                              "close a tab and try again"))
-    lease = limits.stream_lease()
+    try:
+        lease = limits.stream_lease()
+    except Exception:
+        give_back()
+        raise
     if not lease.taken:
         give_back()
         return error(429, N_("too many streams open at once; close a tab and try again"))
@@ -133,7 +142,6 @@ def serve(code: str, token: str | None, renderer: Renderer) -> ResponseReturnVal
             watch.close()
             lease.drop()
 
-    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     response = Response(generate(), mimetype="text/event-stream", headers=headers)
     # The address's share is given back when the server is done with the answer, even
     # one whose client left before its first byte (the generator never ran).
