@@ -52,7 +52,8 @@ def test_every_screen_at_phone_and_laptop_size(server, browser, open_phone):
             guest.click("form[action$='/join'] button[type=submit]")
         phone.live(guest)
         phone.players_listed(host, 5)
-        tv.goto(f"{base}/r/{code}/screen")
+        # The TV as the host opens it: its "Big screen" button carries the invitation.
+        tv.goto(base + host.get_attribute("a.button[href*='/screen']", "href"))
         tv.wait_for_selector('#room[data-live="true"]', state="attached")
         assert tv.inner_text(".tv-code") == code and tv.locator(".tv-qr svg.qr").count() == 1
         assert tv.locator(".tv-tokens tbody tr").count() == 5
