@@ -57,7 +57,10 @@
     applyBankToggle();
     startTimers();
     wakeLock();
-    if (phase === 'countdown' && prev !== 'countdown') focusHold();
+    if (phase === 'countdown' && prev !== 'countdown') { showTheButton(); focusHold(); }
+    // The end opens on the verdict, the podium and the rematch (first in the page's order),
+    // not wherever the last round left the page (the charts, far down).
+    if (phase === 'ended' && prev && prev !== 'ended') window.scrollTo(0, 0);
     document.dispatchEvent(new CustomEvent('ta:state', { detail: {
       phase: d.phase, prevPhase: prev, round: +d.round, rounds: +d.rounds,
       seated: d.seated === 'true', holding: d.holding === 'true', inRound: d.inRound === 'true',
@@ -66,6 +69,22 @@
       deadlineAtMs: d.deadlineAtMs ? +d.deadlineAtMs : null,
       elapsedMs: d.elapsedMs ? +d.elapsedMs : null, myBidMs: d.myBidMs ? +d.myBidMs : null
     } }));
+  }
+
+  // Each countdown starts with the game on screen, whatever the player scrolled to before
+  // (a Start reached by scrolling, a result read further down): the token strip, the round and
+  // its countdown, and the whole button. The page's top shows them all on a phone; a screen too
+  // short for that keeps the button whole rather than the page's header. Left as it was, the
+  // page stayed scrolled and was pushed further down round after round (the browser's scroll
+  // anchoring keeps what the player last looked at, below the button, in place), until the
+  // round's number and the countdown were off the screen.
+  function showTheButton() {
+    window.scrollTo(0, 0);
+    var stage = room.querySelector('.hold-zone .stage');
+    var strip = room.querySelector('.players');
+    if (!stage || !strip) return;
+    var over = stage.getBoundingClientRect().bottom - window.innerHeight;
+    if (over > 0) window.scrollTo(0, Math.min(over, strip.getBoundingClientRect().top));
   }
 
   // Keyboard players land on the hold button when the game starts (touch players
