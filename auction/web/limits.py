@@ -46,7 +46,7 @@ from .words import N_
 # Every endpoint that looks a room up by its code, and so could tell a guesser
 # whether a code exists.
 LOOKUPS = {"room.room_page", "api.state", "stream.events", "actions.join", HOLD_ENDPOINT,
-           "results.page", "results.as_json", "results.as_csv", "screen.screen", "screen.screen_events"}
+           "results.page", "results.as_json", "results.as_csv", "screen.screen", "screen.screen_events", "screen.tv"}
 CREATES = {"actions.create_room", "actions.create_solo"}
 # What a visitor commits to, and so what mints its device (identity.commit).
 COMMITS = CREATES | {"actions.join"}

@@ -28,6 +28,7 @@ from ..game.rules import NAME_MAX
 from ..game.settings import PRESETS
 from ..game.views import View
 from . import i18n, template_inputs, words
+from .words import N_
 from .qr import LABEL as QR_LABEL
 from .qr import room_qr
 
@@ -130,11 +131,36 @@ def asset(rel: str) -> str:
     return f"/static/{rel}?v={version}" if version else f"/static/{rel}"
 
 
+# The big screen's sounds (tools/make_sounds.py draws them), by the moment each marks.
+TV_SOUNDS = {"tick": "sounds/tick.wav", "go": "sounds/go.wav", "end": "sounds/end.wav",
+             "podium": "sounds/podium.wav"}
+
+
+def address_of(url: str) -> str:
+    """A site's URL as a person types it on a TV's keyboard: no scheme, no final slash."""
+    return url.partition("://")[2].rstrip("/") or url
+
+
+def tv_address(invite_url: str) -> str:
+    """Where a TV opens the big screen of the room of ``invite_url``: its site's /tv."""
+    return address_of(invite_url.partition("/r/")[0]) + "/tv"
+
+
+def tv_invite(invite_url: str, locale: str = "en") -> Markup:
+    """The host's lobby line beside the QR (templates/room.html): where a TV opens the big
+    screen, the address in large type. Drawn here so its words are in the catalog."""
+    address = Markup('<strong class="tv-address-url">{}</strong>').format(tv_address(invite_url))
+    said = escape(i18n.translations(locale).gettext(N_("On a TV, open %(address)s and type the code")))
+    return Markup(said) % {"address": address}
+
+
 def shell_assets() -> list[str]:
     """Static URLs the service worker caches as the app shell (not icons' big twins)."""
     # practice.js: the rules page is in the shell, and its practice hold works offline too.
+    # The big screen's script, style and sounds: a TV plays them from the cache, at once.
     keep = ("app.css", "clock.js", "app.js", "hold.js", "feel.js", "practice.js", "learn.css",
-            "icons/favicon-32.png", "icons/icon-192.png")
+            "screen.css", "tv.js", *TV_SOUNDS.values(), "icons/favicon-32.png",
+            "icons/icon-192.png")
     vendored = [rel for rel in ASSET_VERSIONS if rel.startswith("vendor/") and rel.endswith(".js")]
     return [asset(rel) for rel in (*keep, *sorted(vendored)) if rel in ASSET_VERSIONS]
 
@@ -166,7 +192,9 @@ def _env(locale: str) -> Environment:
                        charts=partial(end_charts, _=i18n.translations(locale).gettext),
                        STYLE_NAMES=words.STYLE_NAMES, DIFFICULTIES=words.DIFFICULTIES,
                        SETTING_NAMES=words.SETTING_NAMES,
-                       preset_of=preset_of, game_minutes=game_minutes,
+                       preset_of=preset_of, game_minutes=game_minutes, tv_address=tv_address,
+                       tv_invite=partial(tv_invite, locale=locale),
+                       TV_SOUNDS=TV_SOUNDS,
                        PRESET_SETTINGS=PRESET_SETTINGS, NAME_MAX=NAME_MAX,
                        LOCALE=locale, LOCALES=i18n.LOCALES, LOCALE_NAMES=i18n.NAMES,
                        here=i18n.here)
@@ -244,6 +272,8 @@ def _context(view: View, ctx: dict) -> dict:
         "code": ctx["code"],
         "csrf_token": ctx.get("csrf_token", ""),
         "invite_url": ctx.get("invite_url", ""),
+        # The big screen's: the site phones type the code on (screen.py).
+        "site": ctx.get("site", ""),
         "qr_svg": lambda url: _qr(ctx["code"], url, locale),
     }
 

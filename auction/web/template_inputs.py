@@ -41,7 +41,7 @@ DERIVED: dict[str, set[Input]] = {
     "who": {("v", "players"), SEAT, ("me", "id")},
 }
 # The context's names fixed for a stream's life (its room and its form token).
-FIXED = {"code", "csrf_token", "invite_url", "qr_svg"}
+FIXED = {"code", "csrf_token", "invite_url", "qr_svg", "site"}
 COMPARISONS = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b,
                "in": lambda a, b: a in b, "notin": lambda a, b: a not in b}
 
