@@ -10,7 +10,6 @@
   'use strict';
   var room = document.getElementById('room');
   if (!room) return;
-  var ring = document.getElementById('ring');
   var still = window.matchMedia && matchMedia('(prefers-reduced-motion: reduce)').matches;
 
   function store(key, value) { return window.taStore(key, value); }   // app.js, loaded first
@@ -64,6 +63,8 @@
     var offset = phase === 'countdown' ? 100 * part : phase === 'free' ? 100 * (1 - part)
       : phase === 'spending' ? 75 : 100;
     if (still) offset = Math.round(offset / 10) * 10;
+    // Looked up each time: the big screen's ring is in its status part, redrawn each phase.
+    var ring = document.getElementById('ring');
     if (ring) {
       ring.setAttribute('stroke-dashoffset', offset.toFixed(2));
       ring.setAttribute('visibility', offset > 99.5 ? 'hidden' : 'visible');   // no stray cap dot
@@ -84,14 +85,20 @@
       void number.offsetWidth;      // restart the animation
       number.classList.add('pulse');
     }
-    tone(880, 70, 0.15);
+    cue('tick', 880, 70, 0.15);
+  }
+  // The big screen plays its own sound files for the countdown and go (tv.js, which hears
+  // ta:cue); a phone makes a short tone.
+  function cue(name, freq, ms, level) {
+    if (bigScreen) document.dispatchEvent(new CustomEvent('ta:cue', { detail: name }));
+    else tone(freq, ms, level);
   }
   document.addEventListener('ta:state', function (e) {
     var d = e.detail;
     var timer = room.querySelector('.status [data-deadline-ms]');
     var ms = timer && timer.dataset.deadlineMs !== '' ? Number(timer.dataset.deadlineMs) : 0;
     if (d.phase !== d.prevPhase || d.phase !== phase) {
-      if (d.prevPhase === 'countdown' && (d.phase === 'free' || d.phase === 'spending')) tone(1320, 180, 0.2);
+      if (d.prevPhase === 'countdown' && (d.phase === 'free' || d.phase === 'spending')) cue('go', 1320, 180, 0.2);
       lastSecond = null;
     }
     phase = d.phase;

@@ -90,9 +90,16 @@ def test_the_big_screen_in_korean_in_every_phase():
     game, _ = R.apply(game, R.Press("p1"), game.current.start_ms + 10)
     game, _ = R.apply(game, R.Tick(), game.current.go_ms)
     free = screen(game, game.current.go_ms + 5)
-    # app.js puts the seconds where {t} is, wherever the sentence has it.
-    assert re.search(r'data-say="[^"]*\{t\}[^"]*[가-힣][^"]*"', free)
-    pages += [free, screen(ended_game())]
+    # The free window's tenths stand alone inside the ring, the sentence under it.
+    assert 'class="timer tv-free"' in free
+    # The last one lets go in the free window: the round is over, and the next one is
+    # announced -- app.js puts the seconds where {t} is, wherever the sentence has it.
+    released = game.current.go_ms + 10
+    game, _ = R.apply(game, R.Release("p1"), released)
+    over = screen(game, released + 10)
+    assert 'data-phase="result"' in over
+    assert re.search(r'data-say="[^"]*\{t\}[^"]*[가-힣][^"]*"', over)
+    pages += [free, over, screen(ended_game())]
     for page in pages:
         assert english_left(page) == set()
 
