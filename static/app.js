@@ -61,6 +61,7 @@
     // The end opens on the verdict, the podium and the rematch (first in the page's order),
     // not wherever the last round left the page (the charts, far down).
     if (phase === 'ended' && prev && prev !== 'ended') window.scrollTo(0, 0);
+    if (phase === 'ended' && endSeen === null) { endSeen = performance.now(); standIn(); }
     document.dispatchEvent(new CustomEvent('ta:state', { detail: {
       phase: d.phase, prevPhase: prev, round: +d.round, rounds: +d.rounds,
       seated: d.seated === 'true', holding: d.holding === 'true', inRound: d.inRound === 'true',
@@ -85,6 +86,23 @@
     if (!stage || !strip) return;
     var over = stage.getBoundingClientRect().bottom - window.innerHeight;
     if (over > 0) window.scrollTo(0, Math.min(over, strip.getBoundingClientRect().top));
+  }
+
+  // A host who has not opened a rematch HOST_TURN_MS after the end is gone (a phone that died):
+  // then any seated player may (partials/rematch.html, rules.may_open_rematch). The page counts
+  // from the moment it saw the end, which is that moment or later, so the button never shows
+  // before the server would take it. Its part may be drawn again meanwhile: shown again each time.
+  var endSeen = null;
+  function standIn() {
+    var waited = performance.now() - endSeen;
+    var next = Infinity;
+    room.querySelectorAll('.stand-in[data-after-ms]').forEach(function (form) {
+      var left = Number(form.dataset.afterMs) - waited;
+      if (left <= 0) form.hidden = false;
+      else next = Math.min(next, left);
+    });
+    clearTimeout(standIn.timer);
+    if (next < Infinity) standIn.timer = setTimeout(standIn, next + 50);
   }
 
   // Keyboard players land on the hold button when the game starts (touch players
@@ -264,6 +282,7 @@
     if (e.target.classList && e.target.classList.contains('settings')) showSaved();
     if (e.target.classList && e.target.classList.contains('status')) { room.dataset.live = 'true'; sync(); }
     else applyBankToggle();
+    if (endSeen !== null) standIn();
   });
 
   // Invite: copy the link, or open the share sheet where there is one.

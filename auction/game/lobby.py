@@ -19,6 +19,12 @@ BOT_STYLES = ("aggressive", "patient", "random")
 DIFFICULTIES = ("easy", "medium", "hard")
 BOT_NAMES = ("Ada", "Boole", "Curie", "Dirac", "Euler", "Fermi", "Gauss", "Hopper")
 NAME_MAX = 24
+# After the end the host has this long to open a rematch alone; then any seated player may.
+# A host whose phone died (or who walked off) leaves no trace the table can see: a stream
+# drops and comes back whenever a phone locks its screen, so "not connected" is no fact
+# every worker and every player agrees on. The end's moment is (docs/design.md, "The
+# rematch"); a host who is there and wants to host taps Rematch within this time.
+HOST_TURN_MS = 30_000
 # Names are shown to everyone, so a name may hold nothing that draws nothing or
 # steers the text: controls, format characters (zero-width, bidi overrides), line
 # and paragraph separators, private-use, surrogate and unassigned code points.
@@ -180,8 +186,32 @@ def change_settings(game: Game, action: ChangeSettings, now: int, events: list[E
     game.settings = settings
 
 
+def host_gone(game: Game, now: int) -> bool:
+    """Whether, for the rematch, the table no longer waits for its host: the game ended
+    ``HOST_TURN_MS`` ago or more with no rematch opened, or no one hosts (everyone who
+    could have left). A host who left mid-game was replaced then (rules._leave)."""
+    if game.phase is not Phase.ENDED:
+        return False
+    host = game.player(game.host) if game.host else None
+    if host is None or host.left:
+        return True
+    # A game that ended before its end was dated: the host's turn is long over.
+    return game.ended_ms is None or now >= game.ended_ms + HOST_TURN_MS
+
+
+def may_open_rematch(game: Game, by: str, now: int) -> bool:
+    """The host, or once the host is gone (``host_gone``) any human still seated."""
+    if game.host is not None and by == game.host:
+        return True
+    player = game.player(by)
+    return (player is not None and not player.bot and not player.left
+            and host_gone(game, now))
+
+
 def rematch(game: Game, action: Rematch, now: int, events: list[Event]) -> None:
-    require_host(game, action.by)
+    if not may_open_rematch(game, action.by, now):
+        raise NotAllowed("only the host can start a rematch until %(s)s s after the end",
+                         s=HOST_TURN_MS // 1000)
     if game.phase is not Phase.ENDED:
         raise WrongPhase("the game is not over yet")
     if game.rematch is not None:

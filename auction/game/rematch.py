@@ -8,21 +8,25 @@ from __future__ import annotations
 from . import rules
 
 
-def table_again(old: rules.Game, seats: dict[str, str],
-                game: rules.Game) -> tuple[rules.Game, dict[str, str]]:
+def table_again(old: rules.Game, seats: dict[str, str], game: rules.Game,
+                opener: str | None = None) -> tuple[rules.Game, dict[str, str]]:
     """``game`` (a fresh lobby) with ``old``'s settings, humans and AI seats.
 
-    Players who left are not seated again. Seat order is kept, except that the
-    host comes first so they host again. ``seats`` maps device digests to the
-    old player ids; the result maps the same digests to the new ids, so every
-    device finds its seat without typing anything. The lobby is locked: its code
+    Players who left are not seated again, nor anyone who only watched. Seat
+    order is kept, except that whoever opened the rematch (``opener``: the host,
+    or the seated player who stood in for a host who was gone,
+    ``rules.may_open_rematch``) comes first and hosts it: a host whose phone
+    died would otherwise hold a lobby nobody can start. ``seats`` maps device
+    digests to the old player ids; the result maps the same digests to the new
+    ids, so every device finds its seat without typing anything. The lobby is locked: its code
     is public (every results page names it), so only this table sits in it until
     the host opens it. Returns (game, seats).
     """
-    people = sorted((p for p in old.players if not p.left), key=lambda p: p.id != old.host)
+    first = opener if opener is not None else old.host
+    people = sorted((p for p in old.players if not p.left), key=lambda p: p.id != first)
     device = {pid: d for d, pid in seats.items()}
     new_seats: dict[str, str] = {}
-    host = ""       # no host until the first seat (the old host's) is taken: "" is nobody's id
+    host = ""       # no host until the first seat (the opener's) is taken: "" is nobody's id
     for p in people:
         if p.bot:       # (an AI seat always has a difficulty)
             game, events = rules.apply(game, rules.AddBot(host, p.difficulty or ""), 0)

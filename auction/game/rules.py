@@ -19,7 +19,8 @@ from typing import Literal
 # their own modules; they are re-exported here (``__all__``) so that callers speak
 # to the rules in one place.
 from . import lobby
-from .lobby import BOT_NAMES, BOT_STYLES, DIFFICULTIES, NAME_MAX
+from .lobby import (
+    BOT_NAMES, BOT_STYLES, DIFFICULTIES, HOST_TURN_MS, NAME_MAX, host_gone, may_open_rematch)
 from .moves import (
     Action, AddBot, ChangeSettings, Event, Join, Joined, Kick, Leave, Lock, NameTaken, NotAllowed,
     PhaseChanged, Press, PressRefused, Refusal, Release, Released, Rematch, RemoveBot, RoomFull,
@@ -31,7 +32,8 @@ from .transitions import advance, current, entry_close, next_deadline, over, sea
 
 __all__ = [
     "apply", "check", "entry_close", "new_game", "next_deadline",
-    "BOT_NAMES", "BOT_STYLES", "DIFFICULTIES", "NAME_MAX",
+    "BOT_NAMES", "BOT_STYLES", "DIFFICULTIES", "HOST_TURN_MS", "NAME_MAX", "host_gone",
+    "may_open_rematch",
     "Action", "AddBot", "ChangeSettings", "Event", "Join", "Joined", "Kick", "Leave", "Lock",
     "NameTaken", "NotAllowed", "PhaseChanged", "Press", "PressRefused", "Refusal", "Release",
     "Released", "Rematch", "RemoveBot", "RoomFull", "RoomLocked", "RoundEnded", "Start", "Tick",

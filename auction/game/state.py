@@ -97,6 +97,9 @@ class Game:
     # fate shows: an empty round ends only then. 0: an empty go ends it at once.
     grace_ms: int = 0
     rematch: str | None = None      # the room the table moved on to, once the host opened it
+    # When the last round's result ended and the game with it (None until then): the host
+    # alone may open the rematch for lobby.HOST_TURN_MS after it, then any seated player.
+    ended_ms: int | None = None
     locked: bool = False        # the host (or a kick) closed the lobby to new joins
     kind: str = "online"        # "solo": made by POST /solo, you against AI players
     # Drawn by the server when it makes the game; each round's suspense pause derives
@@ -148,6 +151,7 @@ def to_dict(game: Game) -> Record:
         "grace_ms": game.grace_ms,
         "seed": game.seed,
         "rematch": game.rematch,
+        "ended_ms": game.ended_ms,
         "kind": game.kind,
         "locked": game.locked,
     }
@@ -174,6 +178,7 @@ def from_dict(data: Record) -> Game:
         grace_ms=data.get("grace_ms", 0),
         seed=data.get("seed", ""),      # rooms saved before suspense: no pause to derive
         rematch=data.get("rematch"),    # records saved before rematches existed have none
+        ended_ms=data.get("ended_ms"),  # games that ended before the end was dated
         kind=data.get("kind", "online"),    # rooms saved before rooms had a kind
         locked=data.get("locked", False),   # rooms saved before the lock
     )

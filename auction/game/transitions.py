@@ -167,6 +167,7 @@ def _end_round(game: Game, at: int, events: list[Event]) -> None:
 
 def _next_round_or_end(game: Game, at: int, events: list[Event]) -> None:
     if game.round >= game.settings.rounds:
+        game.ended_ms = at
         _set_phase(game, Phase.ENDED, None, at, events)
     else:
         start_round(game, at, events)

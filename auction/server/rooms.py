@@ -115,11 +115,13 @@ class Rooms:
         raise Conflict("no free room code")
 
     def rematch(self, code: str, token: str) -> str:
-        """The host opens the next game for the same table; returns its code.
+        """The host (or, once the host is gone, any seated player: ``rules.host_gone``)
+        opens the next game for the same table; returns its code.
 
         The new room has the same settings and AI seats, and every human who
         had not left sits in it at once, keyed by the same device digest, so
-        their streams only need to follow. Asking again returns the same room.
+        their streams only need to follow; whoever opened it hosts it. Asking
+        again returns the same room.
         """
         room, _ = self.load(code)
         pid = room.seat_of(token)
@@ -127,10 +129,12 @@ class Rooms:
             raise rules.NotAllowed("you are not seated in this room")
         if room.game.rematch:
             return room.game.rematch
-        rules.apply(room.game, rules.Rematch(pid, "----"), 0)   # refuse before creating
+        # Refuse before creating, and at this moment: whether a seated player may stand in
+        # for the host depends on the time since the end.
+        rules.apply(room.game, rules.Rematch(pid, "----"), self.clock.now_ms())
         lobby = rules.new_game("----", "auction", room.game.grace_ms, secrets.token_hex(16))
         lobby.kind = room.game.kind
-        new = self._reserve(lobby, lambda lobby: table_again(room.game, room.seats, lobby),
+        new = self._reserve(lobby, lambda lobby: table_again(room.game, room.seats, lobby, pid),
                             room.site)
 
         def build(fresh):   # None if another tap won the race meanwhile: keep its room

@@ -24,7 +24,7 @@ from jinja2.runtime import new_context
 from markupsafe import Markup, escape
 
 from ..game.charts import charts as end_charts
-from ..game.rules import NAME_MAX
+from ..game.rules import HOST_TURN_MS, NAME_MAX
 from ..game.settings import PRESETS
 from ..game.views import View
 from . import i18n, template_inputs, words
@@ -195,7 +195,7 @@ def _env(locale: str) -> Environment:
                        preset_of=preset_of, game_minutes=game_minutes, tv_address=tv_address,
                        tv_invite=partial(tv_invite, locale=locale),
                        TV_SOUNDS=TV_SOUNDS,
-                       PRESET_SETTINGS=PRESET_SETTINGS, NAME_MAX=NAME_MAX,
+                       PRESET_SETTINGS=PRESET_SETTINGS, NAME_MAX=NAME_MAX, HOST_TURN_MS=HOST_TURN_MS,
                        LOCALE=locale, LOCALES=i18n.LOCALES, LOCALE_NAMES=i18n.NAMES,
                        here=i18n.here)
     return env
