@@ -43,7 +43,7 @@ def test_bank_is_not_charged_before_the_round_ends():
 def test_the_last_release_ends_the_round_and_the_highest_bid_wins():
     g = game("spending", holds={"p1": (0, 9_000), "p2": 0})
     g, events = apply(g, Release("p2"), 10_000)
-    result = RoundResult(1, {"p1": 1_000, "p2": 2_000, "p3": None}, ("p2",), False)
+    result = RoundResult(1, {"p1": 1_000, "p2": 2_000, "p3": None}, ("p2",), False, clock_ms=2_000)
     assert g.history == [result]
     assert tokens_of(g) == {"p1": 0, "p2": 1, "p3": 0}
     assert banks_of(g) == {"p1": 599_000, "p2": 598_000, "p3": 600_000}
@@ -132,7 +132,8 @@ def test_release_dated_before_the_bank_ran_out_is_charged_at_the_release():
 def test_two_banks_running_out_at_once_end_the_round_in_a_tie():
     g = game("spending", holds={"p1": 0, "p2": 0}, banks={"p1": 30_000, "p2": 30_000})
     g, events = apply(g, Tick(), SPEND + 30_000)
-    assert g.history[-1] == RoundResult(1, {"p1": 30_000, "p2": 30_000, "p3": None}, (), True)
+    assert g.history[-1] == RoundResult(1, {"p1": 30_000, "p2": 30_000, "p3": None}, (), True,
+                                        clock_ms=30_000)
     assert events[:2] == [Released("p1", "bank_empty", SPEND + 30_000),
                           Released("p2", "bank_empty", SPEND + 30_000)]
 

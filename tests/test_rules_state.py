@@ -91,13 +91,23 @@ def test_winning_bid_of_joint_winners_within_the_margin_is_the_top_bid():
     game("spending", holds={"p1": 0, "p2": (0, 9_000)}, round=2, tokens={"p3": 1},
          history=[({"p3": 1_200, "p1": None}, ("p3",))], left=("p3",), settings=STAKE),
     game("result", result_end=20_000, history=[({"p1": 100, "p2": 100}, ())]),
+    game("result", result_end=20_000, history=[
+        RoundResult(1, {"p1": 4_000, "p2": 5_050, "p3": None}, ("p2",), False, 5_000)]),
     game("ended", ("p1", "b2"), bots=("b2",), tokens={"b2": 1}, banks={"p1": 12_345},
          history=[({"b2": 5_000}, ("b2",))], settings=settings(rank_ties="shared", rounds=1)),
-], ids=["new", "lobby", "countdown", "spending", "result", "ended"])
+], ids=["new", "lobby", "countdown", "spending", "result", "clock", "ended"])
 def test_to_dict_and_from_dict_round_trip_through_json(g):
     data = json.loads(json.dumps(to_dict(g)))
     assert data == to_dict(g)
     assert from_dict(data) == g
+
+
+def test_a_round_saved_before_the_clock_was_kept_has_none():
+    g = game("result", result_end=20_000, history=[
+        RoundResult(1, {"p1": 4_000, "p2": 5_050, "p3": None}, ("p2",), False, 5_000)])
+    data = to_dict(g)
+    del data["history"][0]["clock_ms"]
+    assert from_dict(data).history[0].clock_ms is None
 
 
 def test_a_restored_game_plays_on_identically():

@@ -95,12 +95,14 @@ def test_with_suspense_the_last_release_decides_but_the_result_waits_for_the_pau
 def test_suspense_changes_when_a_result_shows_not_what_it_is():
     plain = game("spending", settings=STAKE, holds={"p1": 0, "p2": 0})
     wait = suspended(holds={"p1": 0, "p2": 0})
-    for g in (plain, wait):
+    # What the round decided is the same; only what its clock showed differs: the top bid
+    # to the tenth without suspense, nothing with it (that figure would hold the pause).
+    for g, clock in ((plain, 2_200), (wait, None)):
         g, _ = apply(g, Release("p1"), 6_000)
         g, _ = apply(g, Release("p2"), 7_234)
         g, _ = apply(g, Tick(), 10_300)    # past the longest pause, within the result
         assert (g.history, banks_of(g), tokens_of(g)) == (
-            [RoundResult(1, {"p1": 1_000, "p2": 2_234, "p3": None}, ("p2",), False)],
+            [RoundResult(1, {"p1": 1_000, "p2": 2_234, "p3": None}, ("p2",), False, clock)],
             {"p1": 599_000, "p2": 597_766, "p3": 600_000}, {"p1": 0, "p2": 1, "p3": 0})
 
 

@@ -232,7 +232,7 @@ def test_every_real_view_has_exactly_the_types_keys_in_order_and_kinds(many_view
     assert {"view.me", "view.final", "view.rematch", "view.deadline_ms", "view.me.bank_ms",
             "view.players[].difficulty", "view.players[].style", "view.history[].winner",
             "view.history[].my_bid_ms", "view.history[].winning_bid_ms",
-            "view.history[].bids", "view.history[].bids{}",
+            "view.history[].bids", "view.history[].bids{}", "view.history[].clock_ms",
             "view.final.bids[].bids{}"} <= nullable
 
 

@@ -293,7 +293,7 @@ def test_at_the_end_every_bid_shows_to_the_millisecond():
 def test_reveal_winner_shows_only_the_winner_and_my_bid():
     (entry,) = view_for(after_round(reveal="winner"), "p1", 16_000)["history"]
     assert entry == {"round": 1, "winner": "p2", "winners": ["p2"], "tie": False,
-                     "my_bid_ms": 4_000, "winning_bid_ms": None, "bids": None}
+                     "my_bid_ms": 4_000, "winning_bid_ms": None, "bids": None, "clock_ms": None}
 
 
 def test_reveal_winner_never_shows_another_bid():
@@ -339,6 +339,77 @@ def test_a_round_nobody_entered():
              history=[RoundResult(1, {"p1": None, "p2": None, "p3": None}, (), False)])
     (entry,) = view_for(g, "p1", 16_000)["history"]
     assert (entry["winner"], entry["winning_bid_ms"], entry["my_bid_ms"]) == (None, None, None)
+
+
+# -- the round's clock: what every watcher read off it --------------------------------------
+
+
+def clocked(p1=4_321, p2=5_678, p3=None, **changes):
+    """Round 1 played through the rules: p1 and p2 held from the countdown and let go
+    at these bids (None: sat out); the game at the result, and the result's moment."""
+    holds = {pid: 0 for pid, bid in (("p1", p1), ("p2", p2), ("p3", p3)) if bid is not None}
+    g = game("spending", settings=settings(**changes), holds=holds)
+    g.seed = "s"
+    ends = sorted((bid, pid) for pid, bid in (("p1", p1), ("p2", p2), ("p3", p3))
+                  if bid is not None)
+    for bid, pid in ends:
+        g, _ = apply(g, Release(pid), SPEND + bid)
+    g, _ = apply(g, Tick(), SPEND + ends[-1][0] + 3_001)     # past any suspense pause
+    assert g.phase is Phase.RESULT
+    return g
+
+
+@pytest.mark.parametrize("reveal", ["winner", "winning_bid", "all_bids"])
+def test_the_clock_shows_the_top_bid_to_the_tenth_to_everyone_whatever_the_reveal(reveal):
+    g = clocked(reveal=reveal)
+    for who in ("p1", "p2", "p3", None):
+        (entry,) = view_for(g, who, SPEND + 6_000)["history"]
+        assert entry["clock_ms"] == 5_600
+    assert g.history[0].clock_ms == 5_600
+
+
+def test_the_clock_tells_no_more_than_the_result_screen_named():
+    """The result's deadline_at_ms (sent as the round ended) already names its end to the
+    tenth: the clock in the history is that end, less the result screen and spending's start."""
+    g = clocked()
+    view = view_for(g, None, SPEND + 5_678)
+    (entry,) = view["history"]
+    end_named = view["deadline_at_ms"] - AUCTION.result_ms - SPEND
+    assert end_named - 100 <= entry["clock_ms"] <= end_named
+
+
+def test_the_clock_carries_no_bid_but_the_top_and_names_no_bidder():
+    """With the winner alone shown, only the top bid's tenth is new: the losing bid, who
+    bid it and who sat out reach no one else's view, byte for byte."""
+    a = clocked(p1=4_321, p2=5_678, p3=None)
+    b = clocked(p1=None, p2=5_678, p3=1_234)
+    c = clocked(p1=700, p2=5_612, p3=5_000)         # another top bid in the same tenth
+    for who in ("p2", None):
+        assert dump(view_for(a, who, SPEND + 6_000)) == dump(view_for(b, who, SPEND + 6_000))
+        assert dump(view_for(a, who, SPEND + 6_000)) == dump(view_for(c, who, SPEND + 6_000))
+    text = dump(view_for(a, "p3", SPEND + 6_000))
+    assert "4321" not in text and "4300" not in text and "5678" not in text
+
+
+def test_with_suspense_on_no_view_carries_the_clock():
+    g = clocked(suspense="on")
+    assert g.history[0].clock_ms is None
+    g.history[0].clock_ms = 5_600       # even a clock kept by an older build: not sent
+    ended = apply(g, Tick(), 10**8)[0]      # every later round passes empty, to the end
+    assert ended.phase is Phase.ENDED
+    for who in ("p1", "p2", "p3", None):
+        for state in (g, ended):
+            history = view_for(state, who, 10**8)["history"]
+            assert all(entry["clock_ms"] is None for entry in history)
+            if who != "p2" and state is g:       # p2's own bid is 5.6 s; the end shows all
+                assert "5600" not in dump(history)
+
+
+def test_a_round_that_ended_before_spending_showed_no_clock():
+    g = game("free", holds={"p1": (0, 4_000)})
+    g, _ = apply(g, Tick(), 10**6)
+    assert g.history[0].clock_ms is None
+    assert view_for(g, None, 10**6)["history"][0]["clock_ms"] is None
 
 
 # -- the final screen ---------------------------------------------------------------------------

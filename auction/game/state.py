@@ -65,12 +65,19 @@ class Round:
 
 @dataclass
 class RoundResult:
-    """What a finished round decided; ``bids`` maps every player to a bid or None."""
+    """What a finished round decided; ``bids`` maps every player to a bid or None.
+
+    ``clock_ms`` is what the round's public clock showed when the result came: the time
+    from the start of spending to the round's end, to the tenth (None: the round ended
+    before spending, or suspense was on and the clock's figure held a secret pause).
+    Everyone watching reads it off the clock (docs/design.md, "What stays hidden"), so
+    the views may carry it (views._round)."""
 
     round: int
     bids: dict[str, int | None]
     winners: tuple[str, ...]
     tie: bool
+    clock_ms: int | None = None
 
     @property
     def winning_bid_ms(self) -> int | None:
@@ -145,8 +152,8 @@ def to_dict(game: Game) -> Record:
             "holds": {pid: [h.press_ms, h.release_ms] for pid, h in rnd.holds.items()},
             "over_ms": rnd.over_ms,
         },
-        "history": [{"round": r.round, "bids": r.bids, "winners": list(r.winners), "tie": r.tie}
-                    for r in game.history],
+        "history": [{"round": r.round, "bids": r.bids, "winners": list(r.winners), "tie": r.tie,
+                     "clock_ms": r.clock_ms} for r in game.history],
         "seq": game.seq,
         "grace_ms": game.grace_ms,
         "seed": game.seed,
@@ -172,8 +179,9 @@ def from_dict(data: Record) -> Game:
         round=data["round"],
         phase_end_ms=data["phase_end_ms"],
         current=current,
-        history=[RoundResult(r["round"], r["bids"], tuple(r["winners"]), r["tie"])
-                 for r in data["history"]],
+        # Rounds saved before the clock was kept have none (their views show null).
+        history=[RoundResult(r["round"], r["bids"], tuple(r["winners"]), r["tie"],
+                             r.get("clock_ms")) for r in data["history"]],
         seq=data["seq"],
         grace_ms=data.get("grace_ms", 0),
         seed=data.get("seed", ""),      # rooms saved before suspense: no pause to derive

@@ -158,11 +158,22 @@ def _end_round(game: Game, at: int, events: list[Event]) -> None:
         seat(game, pid).bank_ms -= bid
     for pid in winners:
         seat(game, pid).tokens += 1
-    result = RoundResult(rnd.number, bids, winners, tie)
+    result = RoundResult(rnd.number, bids, winners, tie, _clock(game, rnd, at))
     game.history.append(result)
     game.current = None
     events.append(RoundEnded(result))
     _set_phase(game, Phase.RESULT, on_grid(at + game.settings.result_ms), at, events)
+
+
+def _clock(game: Game, rnd: Round, at: int) -> int | None:
+    """What the round's clock showed as the round ended at ``at``, to the tenth: the time
+    since spending began (the top bid, as late as the last holder's release reached the
+    server). None when the clock never ran (the round ended before spending) and with
+    suspense on, where the end came after a secret pause: that figure must reach no view."""
+    if game.phase is not Phase.SPENDING or suspense.on(game):
+        return None
+    held = max(0, at - rnd.spend_ms)
+    return held - held % RESULT_GRID_MS
 
 
 def _next_round_or_end(game: Game, at: int, events: list[Event]) -> None:

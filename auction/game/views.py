@@ -69,6 +69,9 @@ class RoundView(TypedDict):
     my_bid_ms: int | None
     winning_bid_ms: int | None
     bids: dict[str, int | None] | None      # every seat's bid (None: sat out)
+    # What the round's public clock showed at its end (the top bid, to the tenth), which
+    # everyone watching read; None with suspense on (RoundResult.clock_ms).
+    clock_ms: int | None
 
 
 class StandingView(TypedDict):
@@ -227,6 +230,10 @@ def _round(game: Game, result: RoundResult, me: str | None) -> RoundView:
         "my_bid_ms": shown(result.bids.get(me)) if me else None,
         "winning_bid_ms": shown(_top_bid(result)) if reveal != "winner" else None,
         "bids": {p: shown(b) for p, b in result.bids.items()} if reveal == "all_bids" else None,
+        # Public whatever the reveal: the round ended, for everyone, when its clock read
+        # this (and the result screen's deadline_at_ms already named that end to the
+        # tenth). Never with suspense on: the figure would hold the secret pause.
+        "clock_ms": None if game.settings.suspense == "on" else result.clock_ms,
     }
 
 
