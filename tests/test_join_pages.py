@@ -7,13 +7,18 @@ from __future__ import annotations
 
 import random
 import re
+import sys
+from pathlib import Path
 
 import pytest
 
 from auction.server import NoSuchRoom
 from auction.server.codes import ALPHABET
-from auction.web.render import PRESET_SETTINGS, game_minutes
+from auction.web.render import PRESET_SETTINGS, game_minutes, game_seconds, spent_banks
 from test_limits import forget_counts
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+import lengths  # noqa: E402  (bench/lengths.py: whole AI games through the rules)
 
 JSON = {"Accept": "application/json"}
 HTML = {"Accept": "text/html"}
@@ -168,9 +173,27 @@ def test_a_guesser_through_the_home_form_is_stopped_like_any_other(redis_url):
 
 
 def test_an_honest_length_from_the_bank_and_rounds(client):
-    assert game_minutes(PRESET_SETTINGS["quick"]) == 10      # 9 × 13 s + 2.5 × 3 min ≈ 9.5 min
-    assert game_minutes(PRESET_SETTINGS["auction"]) == 30    # 19 × 13 s + 2.5 × 10 min ≈ 29 min
-    assert game_minutes({**PRESET_SETTINGS["quick"], "rounds": 1, "bank_ms": 30_000}) == 2
+    assert game_minutes(PRESET_SETTINGS["quick"]) == 8       # 9 × 13 s + 1.9 × 3 min ≈ 7.7 min
+    assert game_minutes(PRESET_SETTINGS["auction"]) == 30    # 19 × 13 s + 2.3 × 10 min ≈ 27 min
+    # One round spends at most one bank: 1 × 13 s + 0.65 × 3 min, not the 8 min it said.
+    assert game_minutes({**PRESET_SETTINGS["quick"], "rounds": 1}) == 3
+    assert game_minutes({**PRESET_SETTINGS["quick"], "rounds": 3}) == 5
+    assert game_minutes({**PRESET_SETTINGS["quick"], "rounds": 1, "bank_ms": 30_000}) == 1
+    assert all(spent_banks(r) <= r for r in range(1, 31))
     html = client.get("/").text
-    assert "9 rounds · 3 min bank each · about 10 min" in html
+    assert "9 rounds · 3 min bank each · about 8 min" in html
     assert "3 min" not in html.replace("3 min bank", "")
+
+
+@pytest.mark.parametrize("preset, rounds", [("quick", 1), ("quick", 3), ("quick", 9),
+                                            ("stake", 5), ("auction", 19)])
+def test_the_length_is_what_measured_games_take(preset, rounds):
+    """The estimate against whole games of AI tables of five played through the rules
+    (bench/lengths.py): the mean game within 15 % or 45 s of it, and the rounded figure the
+    lobby shows (to the minute, to five above a quarter of an hour) within 20 % or a minute."""
+    settings = {**PRESET_SETTINGS[preset], "rounds": rounds}
+    measured = lengths.measure(preset, rounds, seats=5, games=45)["minutes"]
+    estimate = game_seconds(settings) / 60
+    assert abs(estimate - measured) <= max(0.75, 0.15 * measured), (estimate, measured)
+    shown = game_minutes(settings)
+    assert abs(shown - measured) <= max(1.0, 0.2 * measured), (shown, measured)

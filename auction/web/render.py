@@ -15,6 +15,7 @@ script counts down locally.
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 from collections.abc import Callable, Sequence
 from functools import lru_cache, partial
@@ -50,18 +51,34 @@ secs, clock, duration, plural, names = (words.secs, words.clock, words.duration,
 LABELS, STYLES, PRESET_NAMES = words.LABELS, words.STYLES, words.PRESET_NAMES
 
 
-# How long a game takes, honestly: every round has its countdown, free window and
-# result, and the rounds' spending phases (each as long as its top bid) add up to
-# about two and a half banks over a game (AI games of 4-6 seats: 1.5-2.7 banks).
-SPENT_BANKS = 2.5
+# How long a game takes, honestly: every round has its countdown, free window and result,
+# and its spending phase lasts as long as its top bid. Over a game the top bids add up to a
+# number of banks that grows with the rounds, measured over whole games of AI tables of five
+# through the rules engine (bench/lengths.py): 0.65 banks for one round (the one winner bids
+# part of a bank), 1.0 for two, 1.25 for three, 1.5 for five, 1.85 for nine, 2.3 for 19 --
+# within a few hundredths of 0.65 + 0.57 ln(rounds); tables of four and six spend within
+# 10 % of it. The old flat 2.5 banks said "about 8 min" for one round of a 3 min bank, which
+# cannot last more than 3 min and 13 s.
+SPENT_FIRST, SPENT_PER_LOG_ROUND = 0.65, 0.57
+
+
+def spent_banks(rounds: int) -> float:
+    """About how many banks the top bids of a game of ``rounds`` rounds add up to (never
+    more than one a round: a top bid is at most a bank)."""
+    return min(float(rounds), SPENT_FIRST + SPENT_PER_LOG_ROUND * math.log(max(1, rounds)))
+
+
+def game_seconds(settings: dict) -> float:
+    """About how long a game of these settings lasts, in seconds (docs/ui.md, "The length")."""
+    per_round = settings["ready_ms"] + settings["free_ms"] + settings["result_ms"]
+    return (settings["rounds"] * per_round
+            + spent_banks(settings["rounds"]) * settings["bank_ms"]) / 1000
 
 
 def game_minutes(settings: dict) -> int:
     """About how many minutes a game of these settings lasts (docs/ui.md has the formula):
     to the minute up to a quarter of an hour, to five minutes above."""
-    per_round = settings["ready_ms"] + settings["free_ms"] + settings["result_ms"]
-    total_s = (settings["rounds"] * per_round + SPENT_BANKS * settings["bank_ms"]) / 1000
-    minutes = max(1, -(-int(total_s) // 60))
+    minutes = max(1, math.ceil(game_seconds(settings) / 60))
     return minutes if minutes <= 15 else 5 * round(minutes / 5)
 
 

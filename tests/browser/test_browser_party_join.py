@@ -143,7 +143,7 @@ def test_the_choices_say_the_length_the_hidden_bank_and_the_reveal(server, open_
     page = open_phone()
     page.goto(server.url + "/")
     text = page.inner_text("main")
-    assert "Quick — 9 rounds · 3 min bank each · about 10 min" in text
+    assert "Quick — 9 rounds · 3 min bank each · about 8 min" in text
     assert "Hard — your own bank is hidden" in text
     assert "your own bank is hidden" in page.inner_text("label:has(input[name=preset][value=stake])")
     assert "you see your own bank" in page.inner_text("label:has(input[name=preset][value=quick])")

@@ -66,10 +66,10 @@ def test_the_lobby_names_the_hidden_bank_the_reveal_and_the_length(server, open_
         facts = page.inner_text(".lobby .card")
         assert "Your own bank is hidden: keep count yourself" in facts
         assert "only the winner is shown, not the bids" in facts
-        assert "19 rounds · 10 min bank each · about 30 min" in facts
+        assert "19 rounds · 10 min bank each · about 25 min" in facts
         assert "no free window" in facts and "0 s free window" not in facts   # Time Stake has none
     phone.shot(guest, "party/lobby-facts-after")
     phone.set_setting(host, "rounds", 5)
     phone.set_setting(host, "reveal", "all_bids")
-    guest.wait_for_selector(".lobby :text('5 rounds · 10 min bank each · about 25 min')", timeout=5_000)
+    guest.wait_for_selector(".lobby :text('5 rounds · 10 min bank each · about 15 min')", timeout=5_000)
     assert "every bid is shown" in guest.inner_text(".lobby .card")
