@@ -167,3 +167,57 @@ def test_a_quick_solo_game_by_touch_in_webkit(server, webkit):
     wendy = [row.find_elements("css selector", "td")[0].get_attribute("textContent") for row in rows]
     assert all(cell[0].isdigit() for cell in wendy), wendy     # a bid in every round
     assert driver.find_elements("css selector", ".podium .step-1")
+
+
+IN_VIEW = """const r = document.querySelector(arguments[0]).getBoundingClientRect();
+return [r.top, r.bottom, window.innerHeight, window.scrollY];"""
+
+
+def in_view(driver, selector: str) -> None:
+    top, bottom, height, scrolled = driver.execute_script(IN_VIEW, selector)
+    assert top >= -0.5 and bottom <= height + 0.5, (selector, top, bottom, height, scrolled)
+
+
+# Selenium's own WebKitGTK driver still builds its connection the deprecated way.
+@pytest.mark.filterwarnings("ignore:setting remote_server_addr:DeprecationWarning")
+def test_the_phone_keeps_the_game_in_view_in_webkit(server, webkit):
+    """docs/ui.md, "The phone never moves away from the game", in the engine of the iPhone:
+    Start on the solo lobby's first screen, the button and countdown in view at each
+    countdown after a scrolled Start and a scroll down in the round, the end on the podium."""
+    driver = webkit
+    finger = Touch(driver)
+    driver.get(server.url + "/")
+    driver.find_element("id", "name").send_keys("Wendy")
+    driver.find_element("css selector", 'input[name="mode"][value="quick"]').click()
+    driver.find_element("css selector", 'input[name="difficulty"][value="easy"]').click()
+    driver.find_element("css selector", "button[formaction='/solo']").click()
+    wait(driver, "document.querySelector('#room[data-live=\"true\"]')", 15)
+    in_view(driver, "#start-game")
+    code = driver.execute_script("return document.getElementById('room').dataset.code")
+    status = driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        fetch('/r/' + arguments[0] + '/settings', {method: 'POST',
+              headers: {'Content-Type': 'application/json', 'Accept': 'application/json'},
+              body: JSON.stringify(arguments[1])}).then(r => done(r.status), () => done(0));
+    """, code, {"bank_ms": 30_000, "ready_ms": 3_000, "free_ms": 1_000, "result_ms": 2_000,
+                "rounds": 2})
+    assert status == 200
+    wait(driver, "/2 rounds/.test(document.querySelector('.solo-card .sub').textContent)", 10)
+    scroll_down = "window.scrollTo(0, document.documentElement.scrollHeight)"
+    driver.execute_script(scroll_down)
+    finger.tap(driver.find_element("id", "start-game"))       # scrolls it to the centre first
+    for n in (1, 2):
+        wait(driver, state("countdown", n))
+        time.sleep(0.2)
+        for selector in ("#hold", ".status .beat", ".status .round-no", ".players .strip"):
+            in_view(driver, selector)
+        driver.save_screenshot(str(phone.ARTIFACTS / "phone" / f"webkit-round-{n}-countdown.png"))
+        driver.execute_script(scroll_down)
+        wait(driver, f"{state('result', n)} || {state('ended')}")
+        time.sleep(0.3)
+        driver.execute_script(scroll_down)
+    wait(driver, state("ended"))
+    time.sleep(1.2)
+    driver.save_screenshot(str(phone.ARTIFACTS / "phone" / "webkit-end.png"))
+    in_view(driver, ".final .podium")
+    in_view(driver, ".final .rematch button")
