@@ -72,9 +72,9 @@ def test_the_results_page_and_its_charts_in_korean():
     page = render.page_of("results.html", view_for(ended_game(), "p1", 0), {**CTX, "locale": "ko"})
     assert english_left(page) == set()
     assert "방 <span class=\"code\">ABCD</span> 결과" in page
-    # The charts' spoken descriptions, with the particle fitted to a Korean name.
+    # The charts' spoken descriptions: the name first, then a colon, so no particle follows it.
     assert "<title id=\"chart-bank-title\">라운드별 남은 시간</title>" in page
-    assert "민수는 " in page and "Ann은(는) 2라운드에서 시간이 바닥났어요" in page
+    assert "민수: " in page and "Ann: 2라운드에서 시간이 바닥났어요" in page
 
 
 def test_the_big_screen_in_korean_in_every_phase():

@@ -1,5 +1,6 @@
 """The room page and the server's messages in Korean (issue 30), rendered in-process: no
-English word left in any phase's parts, particles fitted to Hangul and Latin names, the
+English word left in any phase's parts, no particle after a name (it reads alike for Hangul
+and Latin names, the AI players' among them), the
 numbers in Korean forms, a rule's refusal translated with its values, a JSON error in the
 client's language -- and English exactly as before."""
 
@@ -60,17 +61,32 @@ def text(html: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html)).strip()
 
 
-def test_particles_fit_hangul_and_latin_names():
+# Undecided particles ("이(가)", "은(는)", ...): no sentence puts one after a name any more.
+UNDECIDED = re.compile(r"이\(가\)|은\(는\)|을\(를\)|과\(와\)|\(으\)로|아\(야\)|\(이\)나")
+
+
+def test_no_particle_after_a_name_so_hangul_and_latin_names_read_alike():
+    """Issue 44: "Ada이(가) 우승했어요" in every solo game (the AI players are Ada, Boole, Curie,
+    Dirac). A Korean sentence names a player where no particle follows: a headline ("Ada 우승!"),
+    after a colon, or before a word that fits any name ("모두", "의")."""
+    for names in (("민수", "지연", "Ann"), ("Ann", "Bob", "Dana")):
+        for winner in ("p1", "p2", "p3"):
+            won = play(names, [{winner: 1_000}], bots=("easy",))
+            for viewer in ("p1", None):
+                for part, html in render.partials(view_for(won, viewer, 0), KO).items():
+                    assert not UNDECIDED.search(text(html)), (part, text(html))
     won = play(("민수", "지연", "Ann"), [{"p1": 1_000}])
-    assert "민수가 우승했어요." in text(render.partials(view_for(won, "p2", 0), KO)["final"])
-    # Your own name carries its mark, and the particle fits the mark: "민수 (나)가".
-    assert "민수 (나)가 우승했어요." in text(render.partials(view_for(won, "p1", 0), KO)["final"])
+    assert "민수 우승!" in text(render.partials(view_for(won, "p2", 0), KO)["final"])
+    # Your own name carries its mark: "민수 (나) 우승!".
+    assert "민수 (나) 우승!" in text(render.partials(view_for(won, "p1", 0), KO)["final"])
     won = play(("민수", "지연", "Ann"), [{"p2": 1_000}])
-    assert "지연이 우승했어요." in text(render.partials(view_for(won, None, 0), KO)["announce"])
+    assert "지연 우승!" in text(render.partials(view_for(won, None, 0), KO)["announce"])
     won = play(("민수", "지연", "Ann"), [{"p3": 1_000}])
-    assert "Ann이(가) 우승했어요." in text(render.partials(view_for(won, None, 0), KO)["final"])
+    assert "Ann 우승!" in text(render.partials(view_for(won, None, 0), KO)["final"])
+    ai = play(("민수", "지연"), [{"b3": 1_000}], bots=("easy",))
+    assert "Ada 우승!" in text(render.partials(view_for(ai, "p1", 0), KO)["final"])
     tied = play(("민수", "지연", "철수"), [{}])
-    assert "1위 3명 동점: 민수, 지연과 철수 — 그래서 우승자가 없어요." in \
+    assert "1위 3명 동점: 민수, 지연, 철수 — 그래서 우승자가 없어요." in \
         text(render.partials(view_for(tied, None, 0), KO)["final"])
 
 
@@ -82,9 +98,10 @@ def test_numbers_and_durations_in_korean():
     assert words.clock(587_399, "ko") == "9:47.3" and words.tenths(12_345, "ko") == "12.3"
     assert words.plural(19, "round", locale="ko") == "19라운드"
     assert words.plural(1, "token", locale="ko") == "토큰 1개"
-    assert words.names(["민수", "지연", "철수"], locale="ko") == "민수, 지연과(와) 철수"
-    assert i18n.particles(words.names(["민수", "지연", "철수"], locale="ko") + "이(가)") == \
-        "민수, 지연과 철수가"
+    assert words.names(["민수", "지연", "철수"], locale="ko") == "민수, 지연, 철수"
+    assert words.names(["Ann", "Boole"], locale="ko") == "Ann, Boole"
+    # The fitting itself stays, for a word a sentence may still put a particle after.
+    assert i18n.particles("철수이(가) 지연은(는)") == "철수가 지연은"
     assert ("bank_ms", "10분") not in render.choices("bank_ms", 600_000, locale="ko")
     assert (600_000, "10분") in render.choices("bank_ms", 600_000, locale="ko")
     assert (50, "0.05초") in render.choices("tie_margin_ms", 100, locale="ko")
@@ -110,7 +127,9 @@ def test_a_rule_error_carries_its_values_and_is_said_in_korean():
     assert str(bad) == "rounds must be a whole number"
     assert words.refusal(bad, "ko") == "라운드 수 값은 정수여야 해요"          # the card's own name
     taken = R.NameTaken("“%(name)s” is taken in this room; pick another name", name="민수")
-    assert words.refusal(taken, "ko").startswith("“민수”는 이 방에서 이미 쓰고 있어요")
+    assert words.refusal(taken, "ko").startswith("이 방에 이미 있는 이름이에요: “민수”")
+    taken = R.NameTaken("“%(name)s” is taken in this room; pick another name", name="Alex")
+    assert words.refusal(taken, "ko").startswith("이 방에 이미 있는 이름이에요: “Alex”")
 
 
 KOREAN = {"Accept": "application/json", "Accept-Language": "ko-KR,ko;q=0.9"}

@@ -64,8 +64,10 @@ def gettext(locale: str, message: str, **values: object) -> str:
 
 
 # Korean particles that depend on the word before them: a catalog writes the
-# undecided form, "%(name)s이(가)", and the word decides once it is filled in
-# (tossi: "민수가", "지연이"; a Latin name keeps "Ann이(가)", as Korean apps write).
+# undecided form, "%(word)s이(가)", and the word decides once it is filled in
+# (tossi: "민수가", "지연이"; a Latin word keeps "Ann이(가)"). No Korean sentence puts one
+# after a player's name any more (docs/i18n.md): "Ada이(가) 우승했어요" read awkwardly in
+# every solo game, whose AI players are Ada, Boole, Curie and Dirac.
 # The word may be a bracketed one: "민수 <span>(나)</span>가" (render.py marks your own name so).
 # Its length is bounded (a name has at most 24 characters; only its last sound counts): an
 # unbounded run made the search quadratic in a page's longest unbroken text, the QR code's

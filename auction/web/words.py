@@ -2,7 +2,7 @@
 
 English is written here as the game has always said it ("12.3 s", "1 min 30 s",
 "Ann, Bob and Cy"); Korean gets its own forms, with Babel's digits ("12.3초",
-"1분 30초", "민수, 지연과(와) 철수", the particle fitted once a sentence is drawn).
+"1분 30초", "민수, 지연, 철수": a list with no particle, so Latin names read alike).
 The labels of the settings, the AI styles and the rule books are catalog words
 (``N_`` marks them for extraction; a template says them with ``_()``).
 """
@@ -96,8 +96,8 @@ def plural(n: int, word: str, words: str | None = None, locale: str = "en") -> s
 
 
 def names(items: Iterable, sep: str = ", ", locale: str = "en") -> str:
-    """'Ann', 'Ann and Bob', 'Ann, Bob and Cy' (Korean: '민수, 지연과(와) 철수', the particle
-    fitted once the sentence is drawn). Marked-up names stay Markup, and a plain one is
+    """'Ann', 'Ann and Bob', 'Ann, Bob and Cy' (Korean: '민수, 지연, 철수': "과(와)" before the
+    last name read "Ada과(와) Boole" for AI players). Marked-up names stay Markup, and a plain one is
     escaped among them."""
     items = list(items)
     if len(items) < 2:
