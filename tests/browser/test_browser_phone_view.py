@@ -58,7 +58,8 @@ def test_start_is_on_the_first_screen_of_the_hosts_lobby(server, open_phone):
     # The room's code stays on that first screen too (the invite card, with its QR code,
     # follows the host's card).
     in_view(page, ".room-code .code")
-    assert page.locator(".invite").bounding_box()["y"] > page.locator(".host-card").bounding_box()["y"]
+    invite, card = page.locator(".invite").bounding_box(), page.locator(".host-card").bounding_box()
+    assert invite["y"] > card["y"]
 
 
 def test_a_guest_reads_youre_in_before_the_hosts_invite(server, open_phone):
@@ -86,9 +87,7 @@ def scroll_down(page) -> None:
 def test_the_button_stays_in_view_round_after_round_and_the_end_opens_on_the_podium(
         server, open_phone):
     page = open_phone(touch=True)
-    # A guest's phone is in the room too, so the host's end has the Rematch button and the
-    # guest's "Waiting for the host".
-    code = phone.room_with_ai(page, server.url, "Pia", bots=1, rounds=3)
+    phone.room_with_ai(page, server.url, "Pia", bots=1, rounds=3)
     # Start below the fold as a person reaches it: scrolled to, then tapped.
     page.locator("#start-game").scroll_into_view_if_needed()
     scroll_down(page)
