@@ -73,19 +73,15 @@
   }
 
   // Each countdown starts with the game on screen, whatever the player scrolled to before
-  // (a Start reached by scrolling, a result read further down): the token strip, the round and
-  // its countdown, and the whole button. The page's top shows them all on a phone; a screen too
-  // short for that keeps the button whole rather than the page's header. Left as it was, the
-  // page stayed scrolled and was pushed further down round after round (the browser's scroll
-  // anchoring keeps what the player last looked at, below the button, in place), until the
-  // round's number and the countdown were off the screen.
+  // (a Start reached by scrolling, a result read further down): the page's top, where the
+  // token strip, the round and its countdown and the whole button are on a phone. Left as it
+  // was, the page stayed scrolled and was pushed further down round after round (the browser's
+  // scroll anchoring keeps what the player last looked at, below the button, in place), until
+  // the round's number and the countdown were off the screen. Only the top: the other parts of
+  // the countdown (the strip in place of the lobby's seats) arrive after this one, so a place
+  // measured now would move; at the top, what arrives below moves nothing above it.
   function showTheButton() {
     window.scrollTo(0, 0);
-    var stage = room.querySelector('.hold-zone .stage');
-    var strip = room.querySelector('.players');
-    if (!stage || !strip) return;
-    var over = stage.getBoundingClientRect().bottom - window.innerHeight;
-    if (over > 0) window.scrollTo(0, Math.min(over, strip.getBoundingClientRect().top));
   }
 
   // A host who has not opened a rematch HOST_TURN_MS after the end is gone (a phone that died):
