@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 import phone
 
 SCREEN_H = 844
@@ -34,8 +36,13 @@ def in_view(page, selector: str) -> None:
         f"scrolled {page.evaluate('window.scrollY')} px: not all on the {SCREEN_H} px screen"
 
 
-def test_start_is_on_the_first_screen_of_the_solo_lobby(server, open_phone):
-    page = open_phone(touch=True)
+# Korean's words are as long on the screen as English's, but they are other words.
+LOCALES = pytest.mark.parametrize("locale", ["en-US", "ko-KR"])
+
+
+@LOCALES
+def test_start_is_on_the_first_screen_of_the_solo_lobby(server, open_phone, locale):
+    page = open_phone(touch=True, locale=locale)
     page.goto(server.url + "/")
     page.fill("#name", "Tess")
     page.check('input[name="mode"][value="quick"]')
@@ -46,14 +53,15 @@ def test_start_is_on_the_first_screen_of_the_solo_lobby(server, open_phone):
     phone.live(page)
     assert page.evaluate("window.scrollY") == 0
     in_view(page, "#start-game")
-    viewport_shot(page, "solo-lobby")
+    viewport_shot(page, f"solo-lobby-{locale[:2]}")
 
 
-def test_start_is_on_the_first_screen_of_the_hosts_lobby(server, open_phone):
-    page = open_phone(touch=True)
+@LOCALES
+def test_start_is_on_the_first_screen_of_the_hosts_lobby(server, open_phone, locale):
+    page = open_phone(touch=True, locale=locale)
     phone.create_room(page, server.url, "Hana")
     phone.live(page)
-    viewport_shot(page, "host-lobby")
+    viewport_shot(page, f"host-lobby-{locale[:2]}")
     in_view(page, "#start-game")
     # The room's code stays on that first screen too (the invite card, with its QR code,
     # follows the host's card).
