@@ -141,6 +141,36 @@ def test_hidden_facts_change_nothing():
                                    style=style))
 
 
+def test_a_hidden_losing_bid_changes_no_plan_and_the_clock_shows_only_the_top():
+    """The history keeps what each round's clock showed (its top bid, to the tenth): two
+    games that differ only in a bid under the top -- secret, as who sat out is -- give
+    every other seat the same view and the same plan; and the clock is in the view."""
+    game = play_round(play_round(seated(), "h"), "h")
+    other = game.copy()
+    last = other.history[-1]
+    top = max(b for b in last.bids.values() if b is not None)
+    loser = next(p for p, b in last.bids.items() if b is not None and b < top - 100) \
+        if any(b is not None and b < top - 100 for b in last.bids.values()) else None
+    assert loser is not None, last
+    other.history[-1] = rules.RoundResult(last.round, {**last.bids, loser: 300},
+                                          last.winners, last.tie, last.clock_ms)
+    assert last.clock_ms == top - top % 100
+    for pid in (p.id for p in game.players if p.id != loser):
+        view_a, view_b = countdown_view(game, pid), countdown_view(other, pid)
+        assert view_a == view_b and view_a["history"][-1]["clock_ms"] == last.clock_ms
+        for difficulty, style in COMBOS:
+            assert (bots.decide(view_a, random.Random(4), difficulty=difficulty, style=style)
+                    == bots.decide(view_b, random.Random(4), difficulty=difficulty,
+                                   style=style))
+
+
+def test_with_suspense_on_the_ai_players_read_no_clock():
+    game = play_round(play_round(seated(suspense="on"), "k"), "k")
+    assert all(r.clock_ms is None for r in game.history)
+    for p in game.players:
+        assert all(h["clock_ms"] is None for h in countdown_view(game, p.id)["history"])
+
+
 def test_another_seat_differs_only_through_its_view():
     """b2's view relabelled as b0's (same facts, other name) gives b0's plan."""
     game = play_round(play_round(seated(), "y"), "y")

@@ -130,8 +130,16 @@ def hard(seat: Seat, rng: random.Random, style: str, game_seed: str | None = Non
         return in_style(high, pace, bank, rng, style)
     edges = bid_edges(LOWEST * pace, high)
     points = [math.sqrt(a * b) for a, b in zip(edges[1:-1], edges[2:])]
-    chance, share = known.prior(seat, (power + 1) * pace)
-    wins = price.chance_below(seat, points, chance, PRIOR + KNOWN_PRIOR * share)
+    if price.clocked(seat):
+        # The rounds' tops, read off the clock: learn what the players it cannot know
+        # bid, and expect the other hard seats at the equilibrium (price.read_clock).
+        hard_below, rest_below, told = known.split_prior(seat, (power + 1) * pace)
+        hards = {p["id"] for p in others if known.kind(p) == "hard"}
+        wins = price.read_clock(seat, points, hard_below, rest_below,
+                                PRIOR + KNOWN_PRIOR * told, hards)
+    else:
+        chance, share = known.prior(seat, (power + 1) * pace)
+        wins = price.chance_below(seat, points, chance, PRIOR + KNOWN_PRIOR * share)
     base = [min(1.0, (e / top)) ** (1.0 / power) for e in edges[:-1]] + [1.0]
     cells = [(base[k + 1] - base[k], 0.0 if k == 0 else wins[k - 1],
               0.0 if k == 0 else points[k - 1]) for k in range(len(edges) - 1)]

@@ -65,6 +65,10 @@ def easy_below(seat: Seat, b: float) -> float:
 
 
 def medium_below(seat: Seat, b: float) -> float:
+    # It never bids over its ceiling (the clock's recent tops, which this seat reads too).
+    top = simple.ceiling(seat)
+    if top is not None and b > top:
+        return 1.0
     # A medium seat paces itself, so it has about its share of the start left.
     bank = seat.start_bank_ms * seat.rounds_left / seat.rounds
     total = 0.0
@@ -107,3 +111,29 @@ def prior(seat: Seat, top: float) -> tuple[Callable[[float], float], float]:
 
     known = sum(1 for p in others if kind(p) in KNOWN)
     return chance, known / len(others) if others else 0.0
+
+
+def split_prior(seat: Seat, top: float) -> tuple[Callable[[float], float],
+                                                  Callable[[float], float], float]:
+    """``prior`` in two parts: (the chance that every other *hard* seat bids below b,
+    the chance that every other player bids below b, the share of the latter whose
+    rule book is known). A hard seat is expected at the equilibrium and nothing it
+    does is learned (``auction.ai.price.read_clock``): the others are."""
+    others = [p for p in seat.opponents if not p["left"]]
+    players = len(others) + 1
+    hards = sum(1 for p in others if kind(p) == "hard")
+    rest = [p for p in others if kind(p) != "hard"]
+
+    def hard_below(b: float) -> float:
+        return equilibrium_below(b, top, players) ** hards
+
+    def rest_below(b: float) -> float:
+        out = 1.0
+        for p in rest:
+            label = kind(p)
+            out *= (easy_below(seat, b) if label == "easy" else medium_below(seat, b)
+                    if label == "medium" else equilibrium_below(b, top, players))
+        return out
+
+    told_share = sum(1 for p in rest if told(p)) / len(rest) if rest else 0.0
+    return hard_below, rest_below, told_share

@@ -23,6 +23,10 @@ SPREAD = {"aggressive": 0.25, "patient": 0.2, "random": 0.4}
 # lognormal (median, sigma), random uniformly between RANDOM_SHARE.
 SHARE = {"aggressive": (0.09, 0.5), "patient": (0.2, 0.4)}
 RANDOM_SHARE = (0.02, 0.35)
+# Medium reads the round's clock loosely: it never bids more than OVER times the highest
+# top bid the clock showed in the last SEEN rounds (what a token has lately cost at most),
+# keeping the time for its later rounds. Easy ignores the clock.
+OVER, SEEN = 1.5, 3
 
 
 def lognormal(rng: random.Random, median: float, sigma: float) -> float:
@@ -53,9 +57,20 @@ def easy(seat: Seat, rng: random.Random, style: str,
 def medium(seat: Seat, rng: random.Random, style: str,
            game_seed: str | None = None) -> float | None:
     """What is left, spread evenly over the rounds it expects to enter (it plans
-    round by round: ``game_seed`` is unused)."""
+    round by round: ``game_seed`` is unused), but never far over what tokens have
+    lately cost (``ceiling``)."""
     chance = entry_chance(style, rng)
     if rng.random() >= chance:
         return None
     entries_left = max(1.0, chance * seat.rounds_left)
-    return lognormal(rng, seat.bank_ms / entries_left, SPREAD[style])
+    bid = lognormal(rng, seat.bank_ms / entries_left, SPREAD[style])
+    top = ceiling(seat)
+    return bid if top is None else min(bid, top)
+
+
+def ceiling(seat: Seat) -> float | None:
+    """The most a medium seat bids this round: OVER times the highest top bid the
+    round's clock showed in the last SEEN rounds (None: no clock read, as with
+    suspense on or in the first round). Public: every player reads the same clocks."""
+    shown = [h["clock_ms"] for h in seat.history[-SEEN:] if h["clock_ms"] is not None]
+    return OVER * max(shown) if shown and max(shown) > 0 else None
