@@ -19,8 +19,10 @@ from auction.web import i18n, render, words
 
 KO = {**CTX, "locale": "ko"}
 # What may stay Latin in Korean: the players' names, the room code (also spelled out for
-# a screen reader), "AI" and "QR" (as Korean says them).
-NAMES = ("Ann", "Bob", "Ada", "Boole", "Curie", "Dana", "ABCD", "A B C D", "AI", "QR")
+# a screen reader), the address a TV opens (data, like the invite link), "AI" and "QR"
+# (as Korean says them).
+NAMES = ("Ann", "Bob", "Ada", "Boole", "Curie", "Dana", "ABCD", "A B C D", "example.test/tv",
+         "AI", "QR")
 SHOWN = re.compile(r'(?:aria-label|title|placeholder|data-say|data-text)="([^"]*)"')
 
 

@@ -177,10 +177,11 @@ def settled(page) -> None:
 
 def data(done: Tour | None, base: str) -> list[str]:
     """What a page shows that is data, never words: the players' names, the room's code
-    (also spelled out for a screen reader) and invite link, the server's address, the
-    missing room's code and the code field's example code."""
+    (also spelled out for a screen reader) and invite link, the server's address and the
+    one a TV opens, the missing room's code and the code field's example code."""
     names, code = (done.names, done.code) if done else ([], "")
-    return [*names, HOST, GUEST, f"{base}/r/{code}", base, base.split("//", 1)[1], code,
+    site = base.split("//", 1)[1]
+    return [*names, HOST, GUEST, f"{base}/r/{code}", base, f"{site}/tv", site, code,
             " ".join(code), "QQQQ", "ABCD"]
 
 
