@@ -32,19 +32,16 @@ and f.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import signal
 import subprocess
 
 import pytest
 import requests
 
 import phone
-from conftest import missing
 from doors import JSON, LinkSite, Proxy, big_screen_on, host_room, read_qr
-from test_browser_webkit import MINIBROWSER, Touch, wait
+from test_browser_webkit import MINIBROWSER, Touch, virtual_display, wait
 
 
 @pytest.fixture(scope="module")
@@ -247,25 +244,9 @@ def test_a_browser_without_fetch_metadata_follows_the_invite_link(bare, open_pho
 
 @pytest.fixture(scope="module")
 def webkit_display():
-    """A virtual display for MiniBrowser, and the environment that reaches it."""
-    for tool in ("WebKitWebDriver", "xvfb-run"):
-        if shutil.which(tool) is None:
-            missing(f"{tool} is not installed (apt-get install webkit2gtk-driver xvfb)")
-    if not MINIBROWSER:
-        missing("WebKitGTK's MiniBrowser is not installed (apt-get install webkit2gtk-driver)")
-    xvfb = subprocess.Popen(
-        ["xvfb-run", "-a", "-s", "-screen 0 390x844x24", "sh", "-c", 'echo "$DISPLAY $XAUTHORITY"; exec sleep 3600'],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True)
-    try:
-        display, _, xauthority = xvfb.stdout.readline().strip().partition(" ")
-        assert display.startswith(":"), display
-        # As root WebKit's sandbox cannot start; this browser visits only the test's own servers.
-        yield {**os.environ, "DISPLAY": display, "XAUTHORITY": xauthority,
-               "WEBKIT_DISABLE_SANDBOX_THIS_IS_DANGEROUS": "1"}
-    finally:
-        os.killpg(xvfb.pid, signal.SIGTERM)
-        xvfb.wait(10)
-        xvfb.stdout.close()
+    """A virtual display the size of the phone, for MiniBrowser in full screen."""
+    with virtual_display("390x844") as env:
+        yield env
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ import shutil
 import signal
 import subprocess
 import time
+from contextlib import contextmanager
 
 import pytest
 
@@ -27,26 +28,36 @@ MINIBROWSER = next(iter(sorted(glob.glob("/usr/lib/*/webkit2gtk-4.*/MiniBrowser"
 ROUNDS = 3
 
 
-@pytest.fixture(scope="module")
-def webkit():
+@contextmanager
+def virtual_display(screen: str):
+    """A virtual display of ``screen`` ("WxH") for MiniBrowser: the environment that
+    reaches it. xvfb-run starts Xvfb and hands its DISPLAY (and the key to it) to a
+    placeholder process that tells us both, then waits."""
     for tool in ("WebKitWebDriver", "xvfb-run"):
         if shutil.which(tool) is None:
             missing(f"{tool} is not installed (apt-get install webkit2gtk-driver xvfb)")
     if not MINIBROWSER:
         missing("WebKitGTK's MiniBrowser is not installed (apt-get install webkit2gtk-driver)")
-    from selenium import webdriver
-
-    # A virtual display for MiniBrowser: xvfb-run starts Xvfb and hands its DISPLAY
-    # (and the key to it) to a placeholder process that tells us both, then waits.
     xvfb = subprocess.Popen(
-        ["xvfb-run", "-a", "-s", "-screen 0 1280x1024x24", "sh", "-c", 'echo "$DISPLAY $XAUTHORITY"; exec sleep 3600'],
+        ["xvfb-run", "-a", "-s", f"-screen 0 {screen}x24", "sh", "-c", 'echo "$DISPLAY $XAUTHORITY"; exec sleep 3600'],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True)
     try:
         display, _, xauthority = xvfb.stdout.readline().strip().partition(" ")
         assert display.startswith(":"), display
-        # As root WebKit's sandbox cannot start; this browser visits only the test's own server.
-        env = {**os.environ, "DISPLAY": display, "XAUTHORITY": xauthority,
+        # As root WebKit's sandbox cannot start; this browser visits only the test's own servers.
+        yield {**os.environ, "DISPLAY": display, "XAUTHORITY": xauthority,
                "WEBKIT_DISABLE_SANDBOX_THIS_IS_DANGEROUS": "1"}
+    finally:
+        os.killpg(xvfb.pid, signal.SIGTERM)
+        xvfb.wait(10)
+        xvfb.stdout.close()
+
+
+@pytest.fixture(scope="module")
+def webkit():
+    from selenium import webdriver
+
+    with virtual_display("1280x1024") as env:
         service = webdriver.WebKitGTKService(executable_path=shutil.which("WebKitWebDriver"),
                                              env=env, log_output=subprocess.DEVNULL)
         options = webdriver.WebKitGTKOptions()
@@ -58,10 +69,6 @@ def webkit():
             yield driver
         finally:
             driver.quit()
-    finally:
-        os.killpg(xvfb.pid, signal.SIGTERM)
-        xvfb.wait(10)
-        xvfb.stdout.close()
 
 
 class Touch:
