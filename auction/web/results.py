@@ -14,7 +14,7 @@ from ..game import export
 from ..server import View
 from . import common, i18n, render
 from .common import room_code, services
-from .hosts import site_url
+from .room import room_site
 from .respond import done, error, wants_json
 from .words import N_, gettext
 
@@ -29,7 +29,7 @@ def final_view(code: str) -> View | None:
 
 
 def results_url(code: str) -> str:
-    return f"{site_url(common.load_room(code).site)}/r/{code}/results"
+    return f"{room_site(code)}/r/{code}/results"
 
 
 @bp.get("/r/<code>/results")

@@ -31,7 +31,13 @@ def invite_url(code: str) -> str:
     invite = invitation(code)
     if not invite or not (limits.seated() or limits.invited()):
         return ""
-    return f"{site_url(load_room(code).site)}/r/{code}?i={invite}"
+    return f"{room_site(code)}/r/{code}?i={invite}"
+
+
+def room_site(code: str) -> str:
+    """The site room ``code`` is shown at to all its devices: PUBLIC_URL, else the site
+    its host created it at (hosts.site_url), never this request's Host alone."""
+    return site_url(load_room(code).site)
 
 
 def remember_invitation(response, code: str):

@@ -22,9 +22,8 @@ from flask.typing import ResponseReturnValue
 from ..server import NoSuchRoom, View
 from . import i18n, limits, render
 from .common import load_room, room_code, view
-from .hosts import site_url
 from .pages import code_problem
-from .room import invite_url, remember_invitation
+from .room import invite_url, remember_invitation, room_site
 from .stream import Renderer, serve
 from .words import gettext
 
@@ -38,7 +37,7 @@ def _context(code: str) -> dict:
     # ``site``: the address phones type the code on -- no secret, unlike the link: the site
     # the room was made at (as its invite link), never what this request's Host says.
     try:
-        site = render.address_of(site_url(load_room(code).site))
+        site = render.address_of(room_site(code))
     except NoSuchRoom:
         site = ""
     return {"code": code, "invite_url": invite_url(code), "locale": i18n.current(),
