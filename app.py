@@ -19,9 +19,9 @@ if __name__ == "__main__":
 
     import gevent
 
-    from auction.web.collector import settle
-    from auction.web.http_server import serve
-    from auction.web.metrics import watch_listeners
+    from auction.web.operations.collector import settle
+    from auction.web.operations.http_server import serve
+    from auction.web.operations.metrics import watch_listeners
 
     port = int(os.environ.get("PORT", "8000"))
     # Without TCP_NODELAY every small answer waits for the client's delayed ACK
@@ -34,8 +34,8 @@ if __name__ == "__main__":
     # gevent's server with idle and header timeouts and bounded request heads.
     server = serve(listener, app)
     watch_listeners([listener])     # its accept queue, for /metrics
-    settle(app)     # the garbage collector's pauses (auction/web/collector.py)
-    # On SIGTERM, drain (auction/web/operations.py: no new streams or holds, the
+    settle(app)     # the garbage collector's pauses (auction/web/operations/collector.py)
+    # On SIGTERM, drain (auction/web/operations/health.py: no new streams or holds, the
     # holds under way finish, streams close), then stop cleanly, so exit handlers
     # run and an embedded Redis this process started is shut down, not left behind.
     def stop():

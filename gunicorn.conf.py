@@ -3,7 +3,7 @@ starts in, and options on its command line override it.
 
 The bounds on a request's head are gunicorn's own defaults, stated here so they
 are a decision, not an accident: `python app.py` applies the same figures
-(auction/web/http_server.py). Every URL of the game is under 100 bytes and a
+(auction/web/operations/http_server.py). Every URL of the game is under 100 bytes and a
 browser sends about 15 headers, so the figures leave room for any proxy's
 additions and still cap what one request can make a worker read.
 """
@@ -20,7 +20,7 @@ limit_request_field_size = 8190     # bytes in one header, cookies included
 # python app.py). Streams and hold sockets are answers in progress, not idle.
 keepalive = 5
 
-# --- metrics and draining (auction/web/metrics.py, auction/web/operations.py) ---
+# --- metrics and draining (auction/web/operations/metrics.py, auction/web/operations/health.py) ---
 
 # A worker drains for up to DRAIN_S on SIGTERM (a restart, a HUP's old workers, a
 # stop); gunicorn must not cut it short, so it waits a little longer.
@@ -53,8 +53,8 @@ def post_worker_init(worker):
     signal.signal(signal.SIGTERM, on_term)
     signal.siginterrupt(signal.SIGTERM, False)
 
-    from auction.web.collector import settle     # the collector's pauses (docs/scaling.md)
-    from auction.web.metrics import watch_listeners
+    from auction.web.operations.collector import settle     # the collector's pauses (docs/scaling.md)
+    from auction.web.operations.metrics import watch_listeners
 
     settle(worker.wsgi)
     watch_listeners(list(worker.sockets))     # their accept queue, for /metrics

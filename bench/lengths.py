@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import tournament  # noqa: E402
 
-from auction.web.render import PRESET_SETTINGS, game_minutes, game_seconds, spent_banks  # noqa: E402
+from auction.web.pages.render import PRESET_SETTINGS, game_minutes, game_seconds, spent_banks  # noqa: E402
 
 LINEUPS = (("medium", "easy"), ("hard", "medium"), ("hard", "easy"))
 

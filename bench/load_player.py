@@ -33,7 +33,7 @@ def use_json_streams(on: bool = True) -> None:
 
 
 class TurnedAway(Exception):
-    """The server answered 503: it takes no new game now (web/capacity.py)."""
+    """The server answered 503: it takes no new game now (web/door/capacity.py)."""
 
 
 class Player:

@@ -19,7 +19,7 @@ os.environ["INSTANCE_PATH"] = sys.argv[2]
 
 from auction.server.config import TestConfig  # noqa: E402
 from auction.web.app import create_app  # noqa: E402
-from auction.web.http_server import serve  # noqa: E402
+from auction.web.operations.http_server import serve  # noqa: E402
 from client import Player  # noqa: E402
 
 config = {k: getattr(TestConfig, k) for k in dir(TestConfig) if k.isupper()}

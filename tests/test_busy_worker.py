@@ -6,7 +6,7 @@ a release would cost its player that lateness and a press made just before go wo
 be refused. The worker here is made busy the surest way: the test stops the server
 process (SIGSTOP) while the client's frame or upgrade request is on its way, and lets
 it go on 400 ms later. The kernel takes the data meanwhile and notes when
-(web/wire.py); the charge and the entry must not move.
+(web/live/wire.py); the charge and the entry must not move.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ import time
 import pytest
 import requests
 
-from auction.web.capacity import Capacity
+from auction.web.door.capacity import Capacity
 from client import Player
 from harness import AppServer
 

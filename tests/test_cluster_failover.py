@@ -30,7 +30,7 @@ from cluster_harness import RedisCluster
 from harness import AppServer
 
 from auction.server import beats, store
-from auction.web.hold import BEAT_MS
+from auction.web.live.hold import BEAT_MS
 
 # The cluster's failure detection: a silent master is failed over about a second
 # after this (the test's outage lasts 2-3 s; Redis's default, 15 s, is for networks).

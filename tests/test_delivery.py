@@ -12,7 +12,7 @@ import brotli
 import pytest
 import requests
 
-from auction.web import render
+from auction.web.pages import render
 from client import Player
 
 FIRST_LOAD_BUDGET = 40 * 1024

@@ -16,7 +16,7 @@ import requests
 
 from auction.game import rules
 from auction.server.store import Store
-from auction.web.qr import qr_svg
+from auction.web.pages.qr import qr_svg
 from client import Player
 from endgames import play
 from harness import AppServer

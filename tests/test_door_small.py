@@ -137,7 +137,7 @@ def test_a_lone_surrogate_in_a_field_is_a_clear_400_and_changes_nothing(server):
 
 # -- 3. a body must arrive in time -----------------------------------------------------
 
-BODY_S = 10         # auction/web/body_deadline.py
+BODY_S = 10         # auction/web/door/body_deadline.py
 KEEPALIVE_S = 5     # gunicorn.conf.py: gunicorn drains a body nobody read within its keep-alive
 
 

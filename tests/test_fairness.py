@@ -272,7 +272,7 @@ def test_a_lost_link_is_released_at_its_last_sign_of_life_within_a_second(table)
 def test_the_kernel_round_trip_is_read_where_the_server_terminates_tcp():
     import socket
 
-    from auction.web.tap import kernel_rtt_ms
+    from auction.web.live.tap import kernel_rtt_ms
 
     with socket.create_server(("127.0.0.1", 0)) as listener:
         with socket.create_connection(listener.getsockname()) as client:

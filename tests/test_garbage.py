@@ -1,6 +1,6 @@
 """A game leaves nothing for the cyclic garbage collector that holds the game.
 
-The worker's full collection is put off for minutes (auction/web/collector.py),
+The worker's full collection is put off for minutes (auction/web/operations/collector.py),
 which is safe only while what each hold and stream makes is freed by reference
 counting as it ends. A cycle left behind would keep its objects -- a hold keeps
 the whole room it loaded -- until the next full pass, and the worker's memory
@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from auction.web.app import create_app
-from auction.web.collector import YOUNG, settle
+from auction.web.operations.collector import YOUNG, settle
 
 HERE = Path(__file__).resolve().parent
 # What a press made: the hold, its socket and what the socket's frames pass through,

@@ -5,7 +5,7 @@ server kept the connection open for a next HTTP request, so the client's close
 frame arriving after the handler was read as one: a 400 and an "Invalid HTTP
 method" line in the log for a hold socket, pressed or refused, whenever the
 server's close went first. gunicorn closes an upgraded connection itself; the handler of `python app.py` now does
-too (auction/web/http_server.py).
+too (auction/web/operations/http_server.py).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ import pytest
 
 from auction.server import NoSuchRoom
 from auction.server.codes import ALPHABET
-from auction.web.render import PRESET_SETTINGS, game_minutes, game_seconds, spent_banks
+from auction.web.pages.render import PRESET_SETTINGS, game_minutes, game_seconds, spent_banks
 from test_limits import forget_counts
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))

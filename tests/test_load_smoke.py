@@ -84,9 +84,9 @@ def test_profile_summary_groups_samples_by_what_they_were_doing(tmp_path):
     raw = tmp_path / "worker.txt"
     raw.write_text(
         "Hub.run (gevent/hub.py:647) 50\n"
-        "hold (auction/web/hold.py:9);HoldSocket.run (auction/web/hold.py:1);"
-        "HoldSocket._watch (auction/web/hold.py:2);Redis._execute_command (redis/client.py:6) 30\n"
-        "serve.<locals>.generate (auction/web/stream.py:3);view_for (auction/game/views.py:4) 20\n")
+        "hold (auction/web/live/hold.py:9);HoldSocket.run (auction/web/live/hold.py:1);"
+        "HoldSocket._watch (auction/web/live/hold.py:2);Redis._execute_command (redis/client.py:6) 30\n"
+        "serve.<locals>.generate (auction/web/live/stream.py:3);view_for (auction/game/views.py:4) 20\n")
     summary = spy.summarize([raw])
     assert summary.startswith("50 busy samples of 100 (50 % busy)")
     assert " 60.0 %  hold sockets" in summary and " 60.0 %  redis-py, any caller" in summary

@@ -6,7 +6,7 @@ import pytest
 
 from auction.game.rules import RuleError
 from auction.game.settings import InvalidSettings, PRESETS, whole_number
-from auction.web import bodies
+from auction.web.door import bodies
 
 
 @pytest.mark.parametrize("value, number", [(7, 7), (" 12 ", 12), ("-3", -3), ("0", 0),

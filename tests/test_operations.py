@@ -15,7 +15,7 @@ import pytest
 import requests
 import websocket
 
-from auction.web import metrics
+from auction.web.operations import metrics
 
 from client import Player
 from harness import AppServer, RedisServer

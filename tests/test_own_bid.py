@@ -12,7 +12,7 @@ import re
 
 from auction.game import rules as R
 from auction.game.views import view_for
-from auction.web import render
+from auction.web.pages import render
 from test_render import CTX, started
 from test_round_clock import spending
 

@@ -17,8 +17,9 @@ from endgames import DRY, play
 from auction.game import rules as R
 from auction.game.charts import charts
 from auction.game.views import view_for
-from auction.web import i18n, render
-from auction.web.screen import PARTS as SCREEN_PARTS
+from auction.web import i18n
+from auction.web.pages import render
+from auction.web.pages.screen import PARTS as SCREEN_PARTS
 
 KO = {"Accept-Language": "ko-KR,ko;q=0.9"}
 CTX = {"code": "ABCD", "csrf_token": "tok", "invite_url": "http://example.test/r/ABCD",

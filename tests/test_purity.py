@@ -26,36 +26,46 @@ PURE_EXTRA = {"ai": {"random"}}
 
 
 def modules(package: str) -> list[Path]:
-    return sorted((PACKAGE / package).glob("*.py"))
+    """Every module of a layer, its subpackages' included."""
+    return sorted((PACKAGE / package).rglob("*.py"))
+
+
+def dotted(path: Path) -> str:
+    """A module's name below ``auction``: web/door/limits.py is 'web.door.limits', a
+    package's __init__.py the package's name."""
+    parts = list(path.relative_to(PACKAGE).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _named(module: str, name: str) -> str:
+    """'from <module> import <name>': the module <name> if it is one, else <module>."""
+    where = PACKAGE.joinpath(*module.split(".")) if module else PACKAGE
+    return f"{module}.{name}" if ((where / f"{name}.py").exists() or (where / name).is_dir()) \
+        else module
 
 
 def imports(path: Path) -> tuple[set[str], set[str]]:
-    """(top-level modules imported absolutely, project modules imported relatively as
-    'package.module' or 'package')."""
-    package = path.parent.name
+    """(top-level modules imported absolutely, project modules imported relatively, by
+    their dotted names below ``auction``: 'web.door.limits', or 'server' for what
+    a package's __init__ names)."""
+    package = dotted(path).split(".") if path.name == "__init__.py" \
+        else dotted(path).split(".")[:-1]
     tree = ast.parse(path.read_text())
     outside, inside = set(), set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             outside |= {alias.name.split(".")[0] for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.level:
-            base = package if node.level == 1 else ""
-            module = ".".join(filter(None, [base, node.module or ""]))
-            if module.count(".") == 0 and node.module is None or module == package:
-                # from . import a, b: modules of the same package
-                inside |= {f"{module}.{a.name}" for a in node.names}
-            elif node.level == 2 and node.module and "." not in node.module:
-                # from ..game import rules: modules of another package
-                inside |= {f"{node.module}.{a.name}" if (PACKAGE / node.module / f"{a.name}.py").exists()
-                           else node.module for a in node.names}
-            else:
-                inside.add(module)
+            base = package[:len(package) - (node.level - 1)]
+            module = ".".join(base + (node.module.split(".") if node.module else []))
+            inside |= {_named(module, a.name) for a in node.names}
         elif isinstance(node, ast.ImportFrom):
             outside.add(node.module.split(".")[0])
     return outside, inside
 
 
 ALL = [(package, path) for package in LAYERS for path in modules(package)]
+IDS = [str(path.relative_to(PACKAGE)) for _, path in ALL]
 
 
 def test_every_module_is_in_a_layer():
@@ -65,7 +75,7 @@ def test_every_module_is_in_a_layer():
     assert len(ALL) > 40
 
 
-@pytest.mark.parametrize("package,path", ALL, ids=[f"{p}/{f.name}" for p, f in ALL])
+@pytest.mark.parametrize("package,path", ALL, ids=IDS)
 def test_a_module_imports_only_its_layer_and_those_below(package, path):
     outside, inside = imports(path)
     assert "auction" not in outside, "import the project relatively, so the layer shows"
@@ -95,9 +105,8 @@ def test_the_game_and_the_ai_load_nothing_of_the_web_or_the_store():
 
 
 def test_no_module_reaches_itself_through_its_imports():
-    graph = {f"{p}.{f.stem}": imports(f)[1] for p, f in ALL}
     # "from ..server import Service" names the package: it runs server/__init__.py.
-    graph.update({p: imports(PACKAGE / p / "__init__.py")[1] for p in LAYERS})
+    graph = {dotted(f): imports(f)[1] for _, f in ALL}
 
     def reaches(start, node, seen):
         for nxt in graph.get(node, ()):
@@ -124,13 +133,17 @@ def test_the_web_layer_uses_only_the_servers_face():
     server_modules = {p.stem for p in modules("server")}
     seen = 0
     for path in modules("web"):
+        package = dotted(path).split(".")[:-1] if path.name != "__init__.py" \
+            else dotted(path).split(".")
         for node in ast.walk(ast.parse(path.read_text())):
-            where = f"{path.name}:{getattr(node, 'lineno', '?')}"
-            if isinstance(node, ast.ImportFrom) and node.level == 2:
-                if node.module is None:          # from .. import server
+            where = f"{path.relative_to(PACKAGE)}:{getattr(node, 'lineno', '?')}"
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = package[:len(package) - (node.level - 1)]
+                module = ".".join(base + (node.module.split(".") if node.module else []))
+                if not module:                   # from ... import server
                     assert "server" not in {a.name for a in node.names}, where
-                elif node.module.split(".")[0] == "server":
-                    assert node.module == "server", f"{where}: from ..{node.module}"
+                elif module.split(".")[0] == "server":
+                    assert module == "server", f"{where}: from {module}"
                     modules_named = {a.name for a in node.names} & server_modules
                     assert not modules_named, f"{where}: {modules_named}"
                     seen += 1

@@ -8,8 +8,8 @@ import pytest
 
 from auction.game import rules as R
 from auction.game.views import view_for
-from auction.web import render
-from auction.web.qr import qr_svg
+from auction.web.pages import render
+from auction.web.pages.qr import qr_svg
 
 CTX = {"code": "ABCD", "csrf_token": "tok", "invite_url": "http://example.test/r/ABCD"}
 DEADLINE = re.compile(r'data-deadline-ms="\d*"')

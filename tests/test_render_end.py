@@ -9,8 +9,8 @@ import re
 from endgames import play
 from auction.game import rules as R
 from auction.game.views import view_for
-from auction.web import render
-from auction.web.screen import PARTS as SCREEN_PARTS
+from auction.web.pages import render
+from auction.web.pages.screen import PARTS as SCREEN_PARTS
 
 CTX = {"code": "ABCD", "csrf_token": "tok", "invite_url": "http://example.test/r/ABCD"}
 THREE = ("Ann", "Bob", "Dana")

@@ -17,8 +17,8 @@ import requests
 
 from auction.game import rules as R
 from auction.game.views import view_for
-from auction.web import render
-from auction.web.stream import Renderer
+from auction.web.pages import render
+from auction.web.live.stream import Renderer
 from client import Player
 from test_render import CTX, started
 

@@ -9,7 +9,7 @@ import re
 from html.parser import HTMLParser
 
 from auction.game import settings as S
-from auction.web import render
+from auction.web.pages import render
 
 JSON = {"Accept": "application/json"}
 

@@ -10,7 +10,8 @@ import subprocess
 
 import pytest
 
-from auction.web import delivery, render
+from auction.web import delivery
+from auction.web.pages import render
 
 
 def test_our_scripts_and_stylesheets_are_served_without_comments(tmp_path):

@@ -1,6 +1,6 @@
 """A stream draws a part again only when a view key its template reads has changed.
 
-The reading of the templates (auction/web/template_inputs.py) must never miss an
+The reading of the templates (auction/web/pages/template_inputs.py) must never miss an
 input: a missed one would leave a phone showing a stale part. So whole games are
 played through the rules, with presses, releases, lobby moves and every phase,
 and at every step each viewer's parts are drawn twice: by a stream's renderer that
@@ -16,8 +16,8 @@ from jinja2 import DictLoader, Environment
 
 from auction.game import rules as R
 from auction.game.views import view_for
-from auction.web import render, screen
-from auction.web.template_inputs import CLOSED, gate, inputs, reader, reading
+from auction.web.pages import render, screen
+from auction.web.pages.template_inputs import CLOSED, gate, inputs, reader, reading
 from test_render import CTX, lobby
 
 SETTINGS = [

@@ -13,8 +13,8 @@ import pytest
 from endgames import play
 from auction.game import rules as R
 from auction.game.views import view_for
-from auction.web import render
-from auction.web.screen import PARTS as SCREEN_PARTS
+from auction.web.pages import render
+from auction.web.pages.screen import PARTS as SCREEN_PARTS
 from test_limits import forget_counts, random_code
 
 JSON = {"Accept": "application/json"}

@@ -15,7 +15,8 @@ from endgames import play
 from auction.game import rules as R
 from auction.game.lobby import clean_name
 from auction.game.views import view_for
-from auction.web import i18n, render, words
+from auction.web import i18n
+from auction.web.pages import render, words
 
 KO = {**CTX, "locale": "ko"}
 # What may stay Latin in Korean: the players' names, the room code (also spelled out for

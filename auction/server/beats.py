@@ -213,7 +213,7 @@ class Beats:
     def check(self, owner: str) -> None:
         """Raise why this hold's heartbeat is not being kept (``_away``): a hold whose
         heartbeat cannot be kept ends, as its socket would if it wrote the heartbeat
-        itself (web/hold.py says 'unavailable'); another worker releases it at its
+        itself (web/live/hold.py says 'unavailable'); another worker releases it at its
         last written heartbeat."""
         beat = self._beats.get(owner)
         away = self._away(beat) if beat is not None else None

@@ -38,13 +38,13 @@ class Config:
     PROXY_HOPS = int(os.environ.get("PROXY_HOPS", "0"))
     # ...and only from these peers (addresses or networks, comma-separated; "*" for
     # any, right behind a platform's router that nothing else can reach). The same
-    # variable gunicorn reads for its own X-Forwarded-Proto (web/proxies.py).
+    # variable gunicorn reads for its own X-Forwarded-Proto (web/door/proxies.py).
     FORWARDED_ALLOW_IPS = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
     # The site's public address for invite links and their QR codes, e.g.
     # https://play.example.com; unset, they follow the request's (checked) Host.
     PUBLIC_URL = (os.environ.get("PUBLIC_URL") or "").rstrip("/") or None
     # Host names the site answers to (Flask refuses any other Host with 400);
-    # unset, any well-formed Host of at most 255 characters (web/hosts.py).
+    # unset, any well-formed Host of at most 255 characters (web/door/hosts.py).
     TRUSTED_HOSTS = [h.strip() for h in os.environ.get("TRUSTED_HOSTS", "").split(",")
                      if h.strip()] or None
     # Cookies get Secure when the request came over https; this forces it always.
@@ -52,16 +52,16 @@ class Config:
     SESSION_COOKIE_HTTPONLY = True
     SESSION_COOKIE_SAMESITE = "Lax"
     SESSION_COOKIE_SECURE = COOKIE_SECURE
-    # Multiplies every abuse limit (web/limits.py); the test servers raise it,
+    # Multiplies every abuse limit (web/door/limits.py); the test servers raise it,
     # since all their devices share one loopback address.
     RATE_LIMIT_SCALE = float(os.environ.get("TA_RATE_LIMIT_SCALE", "1"))
-    # Connections open at once (web/limits.py): a seated (or invited) device's
+    # Connections open at once (web/door/limits.py): a seated (or invited) device's
     # streams of a room count per device and room (its phone page and a big screen,
     # a reload of each before the old stream is noticed gone); an invited visitor's
     # per address and room (a table of newcomers on one Wi-Fi); everyone else's per
     # address (a flood of strangers stops there); holds per device, counted only
     # once the socket has found its seat. No address takes more than a quarter of
-    # a worker's MAX_*_PER_WORKER (web/capacity.py).
+    # a worker's MAX_*_PER_WORKER (web/door/capacity.py).
     MAX_STREAMS_PER_DEVICE = int(os.environ.get("MAX_STREAMS_PER_DEVICE", "4"))
     MAX_STREAMS_PER_INVITATION = int(os.environ.get("MAX_STREAMS_PER_INVITATION", "16"))
     MAX_STREAMS_PER_ADDRESS = int(os.environ.get("MAX_STREAMS_PER_ADDRESS", "40"))
@@ -69,22 +69,22 @@ class Config:
     # A worker this far behind (how late its event loop woke through most of
     # the last second), or serving this many holds or streams, turns new rooms
     # and joins away with 503 so running games keep their timing
-    # (web/capacity.py; 0: off).
+    # (web/door/capacity.py; 0: off).
     OVERLOAD_LAG_MS = float(os.environ.get("OVERLOAD_LAG_MS", "100"))
     MAX_HOLDS_PER_WORKER = int(os.environ.get("MAX_HOLDS_PER_WORKER", "0"))
     MAX_STREAMS_PER_WORKER = int(os.environ.get("MAX_STREAMS_PER_WORKER", "0"))
     # On SIGTERM a worker takes no new stream or hold and lets the holds under way
     # finish, for at most this long, before it closes its streams and exits
-    # (web/operations.py); gunicorn.conf.py gives gunicorn's graceful_timeout more.
+    # (web/operations/health.py); gunicorn.conf.py gives gunicorn's graceful_timeout more.
     DRAIN_S = float(os.environ.get("DRAIN_S", "10"))
     # The cyclic garbage collector's full pass stops a worker for as long as it takes
     # to visit every live object: 100-200 ms with 500 players on it, a pause every
-    # hold and stream of the worker feels (web/collector.py). It runs after this many
+    # hold and stream of the worker feels (web/operations/collector.py). It runs after this many
     # passes of the middle generation (CPython's default: 10, every few seconds under
     # load); the young generations still run as often as ever.
     GC_FULL_EVERY = int(os.environ.get("GC_FULL_EVERY", "1000"))
     # Unset: /metrics answers only requests made on this machine to the worker
-    # itself; set: requests with "Authorization: Bearer <token>" (web/metrics.py).
+    # itself; set: requests with "Authorization: Bearer <token>" (web/operations/metrics.py).
     METRICS_TOKEN = os.environ.get("METRICS_TOKEN") or None
 
 

@@ -1,4 +1,4 @@
-"""One press of the hold socket, as the server decides it; the socket itself is web/hold.py.
+"""One press of the hold socket, as the server decides it; the socket itself is web/live/hold.py.
 
 The server's own timestamps decide: the press is the moment the upgrade
 request arrived, the release the moment the client's ``release`` message,

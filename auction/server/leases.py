@@ -1,7 +1,7 @@
 """Connection leases: how many streams or hold sockets one device or address has open.
 
 A lease is one of at most ``cap`` members under a key (the web layer's limits
-name the keys and the caps: web/limits.py). The members live in the store, so
+name the keys and the caps: web/door/limits.py). The members live in the store, so
 every worker counts the same, and each runs out by itself: a lease a dead
 worker left behind frees its place without anyone dropping it.
 """

@@ -46,7 +46,7 @@ class Room:
     invite: str = ""
     # The site as the host reached it when creating the room ("" if unknown): the
     # base of its invite link and QR code when PUBLIC_URL is unset, so no later
-    # request's Host can change what the others are shown (web/room.py).
+    # request's Host can change what the others are shown (web/pages/room.py).
     site: str = ""
 
     def seat_of(self, token: str | None) -> str | None:

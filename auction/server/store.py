@@ -117,7 +117,7 @@ def games_key(digest: str) -> str:
 
 
 def lease_key(key: str) -> str:
-    """Connection leases (web/limits.py), per address or device: slots of their own."""
+    """Connection leases (web/door/limits.py), per address or device: slots of their own."""
     return PREFIX + key
 
 

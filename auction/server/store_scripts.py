@@ -64,7 +64,7 @@ return 1
 
 
 
-# Leases on connections (web/limits.py): members scored by when they run out.
+# Leases on connections (web/door/limits.py): members scored by when they run out.
 LEASE = """
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end

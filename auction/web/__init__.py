@@ -23,19 +23,22 @@ from werkzeug.exceptions import HTTPException
 
 from ..game import rules
 from ..server import Conflict, NoSuchRoom
-from . import (actions, api, capacity, delivery, hold, hosts, i18n, identity, limits,
-               operations, outage, pages, results, room, screen, stream)
-from .body_deadline import init as read_bodies_in_time
+from .pages import actions, api, home, results, room, screen
+from .door import capacity, hosts, identity, limits
+from . import delivery, i18n
+from .live import hold, stream
+from .operations import health, outage
+from .door.body_deadline import init as read_bodies_in_time
 from .common import csrf_token, services
 from .respond import error, status_of
-from .words import N_, refusal
+from .pages.words import N_, refusal
 
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "connect-src 'self'; manifest-src 'self'; worker-src 'self'; base-uri 'none'; "
        "form-action 'self'; frame-ancestors 'none'")
 
 def register(app: Flask, client) -> None:
-    for blueprint in (pages.pages, room.bp, actions.bp, api.bp, stream.bp, results.bp,
+    for blueprint in (home.bp, room.bp, actions.bp, api.bp, stream.bp, results.bp,
                       screen.bp):
         app.register_blueprint(blueprint)
     hold.init(app)
@@ -44,12 +47,12 @@ def register(app: Flask, client) -> None:
     # then identify, since the limits key on the device and its seat.
     read_bodies_in_time(app)   # first: a body not in within 10 s is 408 (body_deadline.py)
     app.before_request(hosts.check_host)
-    app.before_request(operations.refuse_while_draining)   # before a device is made
+    app.before_request(health.refuse_while_draining)   # before a device is made
     app.before_request(_refuse_cross_site)
     app.before_request(_identify)
     app.before_request(limits.mint)   # a visitor's commit gets a device, if the budget allows
     limits.init(app, client)           # ...so the limits count the commit on that device
-    operations.init(app, capacity.init(app))
+    health.init(app, capacity.init(app))
     app.before_request(_guard_posts)
     app.after_request(_finish)
     app.context_processor(lambda: {"csrf_token": csrf_token()})
@@ -60,7 +63,7 @@ def register(app: Flask, client) -> None:
     app.register_error_handler(HTTPException, _http_error)   # the rest, in the client's words
     outage.register(app)   # the store away: 503 + Retry-After, never a 500
     delivery.init(app)     # static files by WhiteNoise, pages compressed
-    operations.wrap(app, client)   # /healthz, /readyz, /metrics: in front of everything
+    health.wrap(app, client)   # /healthz, /readyz, /metrics: in front of everything
 
 
 def _refuse_cross_site():

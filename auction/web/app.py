@@ -13,7 +13,7 @@ from flask import Flask
 
 from ..server import Config, Service, connect, load_secret_key
 from . import register
-from .proxies import TrustedProxies
+from .door.proxies import TrustedProxies
 
 # templates/ and static/ live at the top of the repository, beside the package.
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

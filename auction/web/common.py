@@ -10,7 +10,7 @@ from flask import current_app, g
 from ..game import rules
 from ..server import NoSuchRoom, Room, Service, View, valid_code
 
-# Flask's name for the hold socket's route (web/hold.py).
+# Flask's name for the hold socket's route (web/live/hold.py).
 HOLD_ENDPOINT = "hold"
 
 
@@ -35,7 +35,7 @@ def invitation(code: str) -> str:
     """Room ``code``'s invitation, as its invite link carries it: a random secret made
     with the room (record.Room.invite), valid while its game has not ended ("" once it
     has, or for no such room). It lets its holder past the limits kept for strangers
-    to that room alone (web/limits.py), and nothing else: not into a locked room."""
+    to that room alone (web/door/limits.py), and nothing else: not into a locked room."""
     try:
         room = load_room(code)
     except NoSuchRoom:

@@ -35,7 +35,7 @@ from rjsmin import jsmin  # type: ignore[import-untyped]
 from whitenoise import WhiteNoise  # type: ignore[import-untyped]
 from whitenoise.compress import Compressor  # type: ignore[import-untyped]
 
-from . import render
+from .pages import render
 
 YEAR_S = 365 * 24 * 3600
 STALE_BUILD_S = 24 * 3600          # older builds' copies are removed after a day

@@ -109,7 +109,7 @@ def init(app: Flask) -> None:
 
 def switch_cookie(response, locale: str):
     """``response`` that also remembers this device's language for a year."""
-    from .identity import secure
+    from .door.identity import secure
 
     response.set_cookie(COOKIE, locale, max_age=365 * 86400, httponly=True, samesite="Lax",
                         secure=secure())

@@ -5,9 +5,9 @@ from __future__ import annotations
 from flask import jsonify, redirect, request
 
 from ..game.rules import NotAllowed, RoomFull, RuleError, WrongPhase
-from . import bodies
-from .render import template
-from .words import gettext
+from .door import bodies
+from .pages.render import template
+from .pages.words import gettext
 
 
 def wants_json() -> bool:

@@ -186,7 +186,7 @@ def test_a_link_opened_from_a_messaging_app(server, open_phone):
 
 
 def test_the_big_screens_qr_carries_the_invite_link(server, browser, open_phone):
-    from auction.web.qr import qr_svg
+    from auction.web.pages.qr import qr_svg
 
     code, invite, host = host_room(server.url)
     # The TV opens what the host's "Big screen" button opens.

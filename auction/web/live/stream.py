@@ -17,13 +17,15 @@ from collections.abc import Callable, Iterator
 from flask import Blueprint, Response, g, request
 from flask.typing import ResponseReturnValue
 
-from ..server import View, to_json
-from . import identity, limits, operations, render
-from .capacity import capacity
-from .common import room_code, services
-from .respond import error
-from .room import page_context
-from .words import N_
+from ...server import View, to_json
+from ..door import identity, limits
+from ..operations import health
+from ..pages import render
+from ..door.capacity import capacity
+from ..common import room_code, services
+from ..respond import error
+from ..pages.room import page_context
+from ..pages.words import N_
 
 bp = Blueprint("stream", __name__)
 
@@ -106,7 +108,7 @@ def serve(code: str, token: str | None, renderer: Renderer) -> ResponseReturnVal
         give_back()
         raise
 
-    draining = operations.drain()
+    draining = health.drain()
 
     def generate() -> Iterator[str]:
         quiet_since = time.monotonic()

@@ -20,8 +20,8 @@ import gevent  # type: ignore[import-untyped]
 from flask import Flask, current_app, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from .respond import error
-from .words import N_
+from ..respond import error
+from ..pages.words import N_
 
 BODY_S = 10.0       # a body must be in this long after its head (as the head itself)
 

@@ -17,10 +17,10 @@ import time
 
 from flask import Flask, current_app, g, jsonify, request
 
-from ..server import UNAVAILABLE
-from .render import template
-from .respond import wants_json
-from .words import N_, gettext
+from ...server import UNAVAILABLE
+from ..pages.render import template
+from ..respond import wants_json
+from ..pages.words import N_, gettext
 
 log = logging.getLogger(__name__)
 

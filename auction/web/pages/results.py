@@ -10,12 +10,13 @@ from __future__ import annotations
 from flask import Blueprint, Response, g, jsonify
 from flask.typing import ResponseReturnValue
 
-from ..game import export
-from ..server import View
-from . import common, i18n, render
-from .common import room_code, services
+from ...game import export
+from ...server import View
+from .. import common, i18n
+from . import render
+from ..common import room_code, services
 from .room import room_site
-from .respond import done, error, wants_json
+from ..respond import done, error, wants_json
 from .words import N_, gettext
 
 bp = Blueprint("results", __name__)

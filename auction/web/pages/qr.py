@@ -2,7 +2,7 @@
 
 Drawing one costs milliseconds (hundreds for a long text), so each room's is
 drawn once per worker and kept. The link comes from the server's own record of
-the room (its invitation, and the site its host created it at: web/room.py),
+the room (its invitation, and the site its host created it at: web/pages/room.py),
 never from a request, so no request can make a page draw another.
 """
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 
-from ..game.rules import RuleError
+from ...game.rules import RuleError
 
 MAX_DEPTH = 8       # a post needs 1; a few more still earn "must be text", not this
 MAX_DIGITS = 9      # every number a post carries is below 10**7

@@ -13,8 +13,8 @@ from urllib.parse import quote, unquote
 
 from flask import request
 
-from ..game.rules import NAME_MAX
-from . import identity
+from ...game.rules import NAME_MAX
+from ..door import identity
 
 COOKIE = "ta_name"
 

@@ -15,7 +15,7 @@ from decimal import Decimal
 from babel.numbers import format_decimal
 from markupsafe import Markup
 
-from . import i18n
+from .. import i18n
 
 
 def N_(message: str) -> str:

@@ -7,16 +7,17 @@ from urllib.parse import urlsplit
 
 from flask import Blueprint, Response, redirect, request
 
-from ..game.settings import PRESETS
-from ..server import valid_code
-from . import i18n, render
-from .common import csrf_token
+from ...game.settings import PRESETS
+from ...server import valid_code
+from .. import i18n
+from . import render
+from ..common import csrf_token
 from .name_cookie import remembered
-from .respond import error
+from ..respond import error
 from .results import recent_games
 from .words import N_, gettext
 
-pages = Blueprint("pages", __name__)
+bp = Blueprint("pages", __name__)
 
 
 def _html(name: str, **context) -> Response:
@@ -39,7 +40,7 @@ def home_page(typed: dict | None = None, errors: dict | None = None, status: int
     return Response(body, status=status, mimetype="text/html")
 
 
-@pages.get("/")
+@bp.get("/")
 def home():
     return home_page()
 
@@ -54,7 +55,7 @@ def code_problem(code: str) -> str | None:
     return None
 
 
-@pages.get("/join")
+@bp.get("/join")
 def join():
     """The "no such room" page's code box: /join?code=abcd -> /r/ABCD; a code that cannot
     be one comes back on the home page, kept, with the reason next to it."""
@@ -65,18 +66,18 @@ def join():
     return redirect(f"/r/{code.upper()}", 303)
 
 
-@pages.get("/rules")
+@bp.get("/rules")
 def rules():
     # The rule books' table is drawn from the presets themselves, so it cannot drift from them.
     return _html("rules.html", presets=PRESETS)
 
 
-@pages.get("/strategy")
+@bp.get("/strategy")
 def strategy():
     return _html("strategy.html")
 
 
-@pages.get("/lang/<locale>")
+@bp.get("/lang/<locale>")
 def language(locale: str):
     """The language switch on every page: remember this device's choice, then back to the
     page it was on (only a page of this site: never a redirect elsewhere)."""
@@ -102,7 +103,7 @@ def page_of_this_site(target: str) -> bool:
     return not parts.scheme and not parts.netloc
 
 
-@pages.get("/offline")
+@bp.get("/offline")
 def offline():
     return _html("offline.html")
 
@@ -139,7 +140,7 @@ def manifest_for(locale: str) -> dict:
     return {**MANIFEST, **words, "lang": locale}
 
 
-@pages.get("/manifest.webmanifest")
+@bp.get("/manifest.webmanifest")
 def manifest():
     # ensure_ascii off: a Korean name is sent as itself (the response varies on the language).
     body = json.dumps(manifest_for(i18n.current()), ensure_ascii=False)
@@ -148,7 +149,7 @@ def manifest():
     return response
 
 
-@pages.get("/sw.js")
+@bp.get("/sw.js")
 def service_worker():
     """The service worker, from the root so its scope is the whole site.
 
@@ -166,7 +167,7 @@ def service_worker():
     return response
 
 
-@pages.get("/favicon.ico")
+@bp.get("/favicon.ico")
 def favicon():
     # Browsers ask for it whatever the page says; point them at the real icon.
     return redirect(render.asset("icons/favicon-32.png"), 301)

@@ -28,7 +28,7 @@ from http import client
 import gevent  # type: ignore[import-untyped]
 from gevent import pywsgi
 
-from .body_deadline import BODY_S
+from ..door.body_deadline import BODY_S
 
 IDLE_S = 5.0            # a kept-alive connection with no next request this long is closed
 HEAD_S = 10.0           # a request line and headers must all arrive within this

@@ -36,12 +36,12 @@ from flask_limiter.errors import RateLimitExceeded
 from limits import parse_many
 from redis.cluster import RedisCluster
 
-from ..server import Lease, NoSuchRoom, cluster_options
+from ...server import Lease, NoSuchRoom, cluster_options
 from . import identity
-from .common import HOLD_ENDPOINT, invitation, load_room, room_code, services
+from ..common import HOLD_ENDPOINT, invitation, load_room, room_code, services
 from .identity import address, device
-from .respond import error
-from .words import N_
+from ..respond import error
+from ..pages.words import N_
 
 # Every endpoint that looks a room up by its code, and so could tell a guesser
 # whether a code exists.
@@ -73,7 +73,7 @@ BY_DEVICE = [
     ("5/minute", "create-device", CREATES, False),
     ("60/10 seconds", "post-device", None, False),
 ]
-# The invitation a room page remembers from its invite link (web/room.py).
+# The invitation a room page remembers from its invite link (web/pages/room.py).
 INVITE_COOKIE = "ta_invite"
 # New devices (visitors' commits that mint one): per address for strangers; per
 # address and room for the room's invitation, so one invitation mints at most this

@@ -17,8 +17,8 @@ import re
 
 from flask import current_app, request
 
-from .respond import error
-from .words import N_
+from ..respond import error
+from ..pages.words import N_
 
 MAX_HOST = 255
 HOST = re.compile(r"(?:[A-Za-z0-9-]{1,63}\.)*[A-Za-z0-9-]{1,63}\.?|\[[0-9A-Fa-f:.]{2,45}\]")

@@ -26,12 +26,12 @@ from contextlib import contextmanager
 import gevent  # type: ignore[import-untyped]
 from flask import Flask, current_app, g, request
 
-from ..server import Watch
+from ...server import Watch
 from . import metrics
-from .capacity import Capacity
-from .common import HOLD_ENDPOINT
-from .respond import error
-from .words import N_
+from ..door.capacity import Capacity
+from ..common import HOLD_ENDPOINT
+from ..respond import error
+from ..pages.words import N_
 
 log = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 
 Its invite link carries the room's invitation (``?i=``, common.invitation):
 whoever follows it is no stranger to the room, and the abuse limits kept per
-address for strangers never shut them out (web/limits.py). The page keeps the
+address for strangers never shut them out (web/door/limits.py). The page keeps the
 invitation in a cookie scoped to the room, so its stream, the join and the hold
 carry it too. The link is shown only to those who already have it: a seated
 player, or whoever arrived with it; a stranger who typed the code gets the page
@@ -14,10 +14,12 @@ from __future__ import annotations
 from flask import Blueprint, g, make_response, request
 from flask.typing import ResponseReturnValue
 
-from ..server import NoSuchRoom
-from . import i18n, identity, limits, render
-from .common import csrf_token, invitation, load_room, room_code, view
-from .hosts import site_url
+from ...server import NoSuchRoom
+from .. import i18n
+from ..door import identity, limits
+from . import render
+from ..common import csrf_token, invitation, load_room, room_code, view
+from ..door.hosts import site_url
 from .name_cookie import remembered
 
 bp = Blueprint("room", __name__)

@@ -23,11 +23,12 @@ from simple_websocket import ConnectionClosed
 from wsproto.events import Ping, TextMessage
 from wsproto.utilities import LocalProtocolError
 
-from ..server import (BEAT_MESSAGE, UNAVAILABLE, Ending, Hold, NoSuchRoom, Refusal, in_message,
-                      is_release_message, refused_message, released_message)
-from . import identity, limits, metrics, operations
-from .capacity import capacity
-from .common import HOLD_ENDPOINT, load_room, room_code, services
+from ...server import (BEAT_MESSAGE, UNAVAILABLE, Ending, Hold, NoSuchRoom, Refusal, in_message,
+                       is_release_message, refused_message, released_message)
+from ..door import identity, limits
+from ..operations import health, metrics
+from ..door.capacity import capacity
+from ..common import HOLD_ENDPOINT, load_room, room_code, services
 from .tap import Tap, kernel_rtt_ms
 from .wire import Wire, keep_stamps_on
 
@@ -57,7 +58,7 @@ class HoldSocket:
         self.tap = Tap(ws.ws, ws.read)      # each frame dated by its read's arrival
         ws.ws = self.tap
         self.tls = request.is_secure
-        self.drain = operations.drain()
+        self.drain = health.drain()
         self.hold: Hold | None = None
         self.ended: Ending | None = None    # what the server said ended the hold
         # Only a floor for holds too short for any ping answer: behind a proxy

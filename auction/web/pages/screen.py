@@ -10,7 +10,7 @@ a byte. Its invite QR code is drawn for those who may see the invitation
 
 A TV gets there as a party game's TV does: ``/tv`` is one big code box (a remote's
 keyboard, then Enter) that sends it to the room's big screen. A code typed there is a
-room lookup like any other (web/limits.py counts its misses), and the TV arrives a
+room lookup like any other (web/door/limits.py counts its misses), and the TV arrives a
 stranger: the code shown large, the site to type it on, and no invitation.
 """
 
@@ -19,12 +19,14 @@ from __future__ import annotations
 from flask import Blueprint, Response, make_response, redirect, request
 from flask.typing import ResponseReturnValue
 
-from ..server import NoSuchRoom, View
-from . import i18n, limits, render
-from .common import load_room, room_code, view
-from .pages import code_problem
+from ...server import NoSuchRoom, View
+from .. import i18n
+from ..door import limits
+from . import render
+from ..common import load_room, room_code, view
+from .home import code_problem
 from .room import invite_url, remember_invitation, room_site
-from .stream import Renderer, serve
+from ..live.stream import Renderer, serve
 from .words import gettext
 
 bp = Blueprint("screen", __name__)

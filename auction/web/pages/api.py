@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, g, jsonify
 
-from ..game.views import clock_for
-from .common import room_code, view
+from ...game.views import clock_for
+from ..common import room_code, view
 
 bp = Blueprint("api", __name__)
 

@@ -18,7 +18,7 @@ import secrets
 from flask import current_app, g, request
 from itsdangerous import BadData, URLSafeSerializer
 
-from ..server import digest
+from ...server import digest
 
 COOKIE = "ta_device"
 TOKEN_BYTES = 24            # 192 bits
@@ -80,7 +80,7 @@ def device() -> str:
 
 
 def address() -> str:
-    """The client's address (behind trusted proxies, as they told it: web/proxies.py).
+    """The client's address (behind trusted proxies, as they told it: web/door/proxies.py).
 
     An IPv6 client is counted by its /64, since one phone or home may hold a
     whole /64; an IPv4 client reaching a server bound to ``[::]`` arrives as

@@ -12,15 +12,15 @@ from functools import partial
 from flask import Blueprint, g, make_response, request
 from flask.typing import ResponseReturnValue
 
-from ..game import rules
-from ..game.settings import whole_number
-from ..server import Conflict, NoSuchRoom, View
-from . import limits
-from .common import room_code, services
-from .hosts import site_url
+from ...game import rules
+from ...game.settings import whole_number
+from ...server import Conflict, NoSuchRoom, View
+from ..door import limits
+from ..common import room_code, services
+from ..door.hosts import site_url
 from .name_cookie import remember
-from .pages import code_problem, home_page
-from .respond import done, form, said, status_of, text, wants_page
+from .home import code_problem, home_page
+from ..respond import done, form, said, status_of, text, wants_page
 from .room import join_refused
 from .words import gettext, refusal
 
@@ -111,7 +111,7 @@ def _create_solo(data: dict) -> ResponseReturnValue:
     return _created(code, name)
 
 
-# One endpoint for both, so the home page's join meets the same limits (web/limits.py).
+# One endpoint for both, so the home page's join meets the same limits (web/door/limits.py).
 @bp.post("/join")
 @bp.post("/r/<code>/join")
 def join(code: str | None = None) -> ResponseReturnValue:

@@ -32,9 +32,9 @@ from contextlib import contextmanager
 
 from flask import current_app, g, request
 
-from . import metrics
-from .respond import error
-from .words import N_
+from ..operations import metrics
+from ..respond import error
+from ..pages.words import N_
 
 TICK_S = 0.05
 WINDOW_S = 1.0

@@ -24,16 +24,17 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template, sel
 from jinja2.runtime import new_context
 from markupsafe import Markup, escape
 
-from ..game.charts import charts as end_charts
-from ..game.rules import HOST_TURN_MS, NAME_MAX
-from ..game.settings import PRESETS
-from ..game.views import View
-from . import i18n, template_inputs, words
+from ...game.charts import charts as end_charts
+from ...game.rules import HOST_TURN_MS, NAME_MAX
+from ...game.settings import PRESETS
+from ...game.views import View
+from .. import i18n
+from . import template_inputs, words
 from .words import N_
 from .qr import LABEL as QR_LABEL
 from .qr import room_qr
 
-_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 TEMPLATES = os.path.join(_ROOT, "templates")
 STATIC = os.path.join(_ROOT, "static")
 
@@ -44,7 +45,7 @@ PARTS = ("announce", "status", "final", "result", "me", "lobby", "players", "his
 GAME_PHASES = ("countdown", "free", "spending", "result")
 
 
-# -- formatting (also Jinja filters): auction/web/words.py, each in English by default --
+# -- formatting (also Jinja filters): auction/web/pages/words.py, each in English by default --
 
 secs, clock, duration, plural, names = (words.secs, words.clock, words.duration, words.plural,
                                         words.names)

@@ -33,9 +33,9 @@ from prometheus_client import (CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry,
                                Histogram, generate_latest)
 from prometheus_client.multiprocess import MultiProcessCollector
 
-from ..server import ENDINGS, REFUSALS
-from .proxies import FORWARDED
-from .tap import TCPI_UNACKED, tcp_info
+from ...server import ENDINGS, REFUSALS
+from ..door.proxies import FORWARDED
+from ..live.tap import TCPI_UNACKED, tcp_info
 
 HOLDS_OPEN = Gauge("ta_holds_open", "Hold sockets open on this worker now",
                    multiprocess_mode="livesum")
