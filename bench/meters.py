@@ -50,7 +50,7 @@ class AcceptQueue:
     """The longest queue seen on the server's listening port, sampled while a step runs.
     Under load gunicorn's gevent workers accept one connection per turn of their loops,
     and presses waited there for seconds while the workers' own lag looked fine
-    (docs/scaling.md, "A slower day")."""
+    (docs/scaling.md, "Why the server is built so")."""
 
     LISTEN = "0A"     # the TCP state a listening socket has in /proc/net/tcp
 
