@@ -37,12 +37,10 @@ test: $(VENV)/.installed
 # The edit-test loop: the type check, then the pure core and the requests answered
 # in-process, two at a time, with the pure core's coverage (about half a minute).
 # `make test` runs everything.
-CHECK := $(wildcard tests/test_rules_*.py) tests/test_views.py tests/test_view_contract.py \
-	tests/test_bots.py tests/test_charts.py tests/test_numbers.py tests/test_purity.py \
-	tests/test_rematch.py tests/test_render.py tests/test_smoke.py tests/test_requests.py \
-	tests/test_fairness_model.py tests/test_results.py tests/test_hot_path.py \
-	tests/test_catalogs.py tests/test_words_ko.py tests/test_pages_ko.py tests/test_podium_css.py \
-	tests/test_served_static.py
+CHECK := tests/game tests/test_purity.py tests/ai/test_bots.py \
+	$(addprefix tests/web/pages/,test_render.py test_smoke.py test_requests.py test_results.py \
+	  test_catalogs.py test_words_ko.py test_pages_ko.py test_podium_css.py test_served_static.py) \
+	tests/web/door/test_numbers.py tests/server/test_hot_path.py
 check: $(VENV)/.installed
 	$(PY) -m mypy
 	$(PY) -m pytest -n 2 $(COV) --cov-report=term-missing:skip-covered \

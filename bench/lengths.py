@@ -9,7 +9,7 @@ moment its last result ends (``Game.ended_ms``), every countdown, free window, b
 result included. Per row: the banks the rounds' top bids added up to (each round's bidding
 lasts as long as its top bid), the game's minutes (mean, and the shortest and longest), and
 what ``render.game_seconds`` says before the game (the lobby's "about N min" rounds it up).
-tests/test_join_pages.py holds the estimate to these measurements.
+tests/web/pages/test_join_pages.py holds the estimate to these measurements.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Run by tests/test_garbage.py in a process of its own: the app served by gevent as
+"""Run by tests/web/operations/test_garbage.py in a process of its own: the app served by gevent as
 `python app.py` serves it, two hold sockets played through it (one pressed and let
 go, one refused), then what the cyclic collector would have to free, by type name,
 printed as JSON. Usage: garbage_probe.py REDIS_URL INSTANCE_PATH"""

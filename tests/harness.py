@@ -150,3 +150,24 @@ class AppServer:
         except (redis.ConnectionError, OSError):
             pass   # already gone (the app shut it down on exit)
 
+
+# -- the door's counters and raw streams, for the tests of its limits --
+
+def forget_counts(url: str) -> None:
+    """Every test starts with clean counters (they are keyed by the one loopback address)."""
+    client = redis.Redis.from_url(url)
+    for key in client.scan_iter("ta:limit*"):
+        client.delete(key)
+    for key in client.scan_iter("ta:conc:*"):
+        client.delete(key)
+    client.close()
+
+
+def stream_socket(srv: AppServer, code: str) -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", srv.port), timeout=5)
+    sock.sendall(f"GET /r/{code}/events?format=json HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    return sock
+
+
+def status_of(sock: socket.socket) -> int:
+    return int(sock.recv(200).split(b" ", 2)[1])

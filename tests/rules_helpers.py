@@ -1,4 +1,4 @@
-"""What the rules tests (tests/test_rules_*.py) share: the moments a round turns and
+"""What the rules tests (tests/game/test_rules_*.py) share: the moments a round turns and
 what a game's players hold.
 
 Times in the scenarios (see ``scenario.game``): round 1 starts at 0 ms. Under the

@@ -28,7 +28,7 @@ _STYLES_SHOWN = (Phase.LOBBY, Phase.ENDED)
 
 
 # -- the view's shape: every key a player receives (docs/protocol.md, "The view") --
-# The builders below fill these in the same order; tests/test_view_contract.py holds
+# The builders below fill these in the same order; tests/game/test_view_contract.py holds
 # them to the documented keys.
 
 

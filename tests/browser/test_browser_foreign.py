@@ -16,7 +16,7 @@ import pytest
 import requests
 
 from harness import AppServer, free_port
-from test_limits import forget_counts
+from harness import forget_counts
 
 IMAGES, FETCHES = 80, 20
 

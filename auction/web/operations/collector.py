@@ -14,7 +14,7 @@ full pass runs only after ``GC_FULL_EVERY`` passes of the middle generation
 instead of 10: minutes apart under load, not seconds. That is safe because
 what a game makes is freed by reference counting, not left to the collector:
 the hold socket breaks the one cycle it made (web/live/hold.py), and the tests keep
-it so (tests/test_garbage.py). What little cyclic garbage remains waits for
+it so (tests/web/operations/test_garbage.py). What little cyclic garbage remains waits for
 the next full pass.
 """
 

@@ -205,7 +205,7 @@ def test_a_hidden_bank_is_counted_from_the_start_bank_and_own_bids():
 
 
 def test_a_view_with_every_field_that_may_be_null_null_still_works():
-    # The view always has every key (tests/test_view_contract.py); what a seat may not
+    # The view always has every key (tests/game/test_view_contract.py); what a seat may not
     # be told is null: a hidden bank, a human's difficulty, bids the reveal hides.
     game = play_round(play_round(seated(reveal="all_bids"), "w"), "w")
     view = countdown_view(game, "b1")

@@ -15,9 +15,9 @@ import pytest
 from auction.server import NoSuchRoom
 from auction.server.codes import ALPHABET
 from auction.web.pages.render import PRESET_SETTINGS, game_minutes, game_seconds, spent_banks
-from test_limits import forget_counts
+from harness import forget_counts
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 import lengths  # noqa: E402  (bench/lengths.py: whole AI games through the rules)
 
 JSON = {"Accept": "application/json"}

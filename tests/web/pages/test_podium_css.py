@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-CSS = (Path(__file__).parent.parent / "static" / "results.css").read_text()
+CSS = (Path(__file__).resolve().parents[3] / "static" / "results.css").read_text()
 
 
 def rule(selector: str) -> str:

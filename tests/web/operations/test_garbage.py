@@ -18,7 +18,7 @@ from pathlib import Path
 from auction.web.app import create_app
 from auction.web.operations.collector import YOUNG, settle
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[2]   # tests/
 # What a press made: the hold, its socket and what the socket's frames pass through,
 # the room and game it loaded.
 OURS = {"Hold", "HoldSocket", "Wire", "Tap", "_Done", "Room", "Game", "Round", "Player",

@@ -12,7 +12,7 @@ import socket
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 import load  # noqa: E402
 from meters import AcceptQueue  # noqa: E402
@@ -49,7 +49,7 @@ def test_compare_serves_two_checkouts_in_turns_and_prints_the_ratio(capsys, tmp_
     import shutil
 
     import compare
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     copy = tmp_path / "reference"
     shutil.copytree(root, copy, ignore=shutil.ignore_patterns(
         ".venv", ".git", "instance", "test-artifacts", "__pycache__", "*.egg-info"))
@@ -116,7 +116,7 @@ def test_the_floor_server_plays_the_benchs_games_to_the_end(capsys):
     """bench/floor, the bare server that does only the wire's work (docs/scaling.md,
     "The floor"), speaks enough of the protocol for the bench's players: every room's
     game ends, every hold is charged, nothing else goes wrong, and its CPU is measured."""
-    floor = Path(__file__).resolve().parent.parent / "bench" / "floor"
+    floor = Path(__file__).resolve().parents[2] / "bench" / "floor"
     [row] = load.main(["--smoke", "--root", str(floor)])
     assert row["rooms_ended"] == row["rooms"] == 2
     assert row["holds"] == 8 and len(row["bid_errors"]) == 8, row

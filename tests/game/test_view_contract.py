@@ -30,7 +30,7 @@ from auction.game.settings import Settings, SettingsDict
 from scenario import game, lobby, settings
 from test_views import after_round, finished
 
-PROTOCOL = Path(__file__).resolve().parent.parent / "docs" / "protocol.md"
+PROTOCOL = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 SECTION = "## The view (JSON)"
 
 

@@ -19,19 +19,9 @@ from itsdangerous import URLSafeSerializer
 from auction.server.codes import ALPHABET
 from auction.server.store import room_key
 from client import Player
-from harness import AppServer
+from harness import AppServer, forget_counts, status_of, stream_socket
 
 JSON = {"Accept": "application/json"}
-
-
-def forget_counts(url: str) -> None:
-    """Every test starts with clean counters (they are keyed by the one loopback address)."""
-    client = redis.Redis.from_url(url)
-    for key in client.scan_iter("ta:limit*"):
-        client.delete(key)
-    for key in client.scan_iter("ta:conc:*"):
-        client.delete(key)
-    client.close()
 
 
 @pytest.fixture
@@ -149,16 +139,6 @@ def test_an_invented_device_token_is_replaced(strict):
     client.set_cookie("ta_device", issued)    # a token the server signed is kept
     assert "ta_device=" not in str(client.post("/solo", json={"name": "Ann"},
                                                headers=JSON).headers)
-
-
-def stream_socket(srv: AppServer, code: str) -> socket.socket:
-    sock = socket.create_connection(("127.0.0.1", srv.port), timeout=5)
-    sock.sendall(f"GET /r/{code}/events?format=json HTTP/1.1\r\nHost: x\r\n\r\n".encode())
-    return sock
-
-
-def status_of(sock: socket.socket) -> int:
-    return int(sock.recv(200).split(b" ", 2)[1])
 
 
 def test_open_streams_are_capped_per_address(real, redis_url):

@@ -21,7 +21,7 @@ import websocket
 
 from client import Player
 from harness import AppServer
-from test_limits import forget_counts, status_of, stream_socket
+from harness import forget_counts, status_of, stream_socket
 
 JSON = {"Accept": "application/json"}
 ONE_ROUND = {"rounds": 2, "ready_ms": 2000, "result_ms": 2000}

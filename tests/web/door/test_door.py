@@ -20,7 +20,7 @@ from auction.web.pages.qr import qr_svg
 from client import Player
 from endgames import play
 from harness import AppServer
-from test_limits import forget_counts
+from harness import forget_counts
 
 JSON = {"Accept": "application/json"}
 HTML = {"Accept": "text/html"}

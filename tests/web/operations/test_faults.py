@@ -27,7 +27,7 @@ import websocket
 from client import Player
 from harness import AppServer, RedisServer
 
-BENCH = Path(__file__).resolve().parent.parent / "bench"
+BENCH = Path(__file__).resolve().parents[3] / "bench"
 sys.path.insert(0, str(BENCH))
 
 import loadgen  # noqa: E402
