@@ -8,9 +8,12 @@ reach into a round, stay with the engine in ``rules.py``.
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable
+from functools import partial
+from typing import NamedTuple
 
 from .moves import (
-    AddBot, ChangeSettings, Event, Join, Joined, Kick, Lock, NameTaken, NotAllowed, Rematch,
+    Action, AddBot, ChangeSettings, Event, Join, Joined, Kick, Lock, NameTaken, NotAllowed, Rematch,
     RemoveBot, RoomFull, RoomLocked, WrongPhase)
 from .settings import PRESETS, InvalidSettings, RuleError
 from .state import Game, Phase, Player
@@ -217,3 +220,38 @@ def rematch(game: Game, action: Rematch, now: int, events: list[Event]) -> None:
     if game.rematch is not None:
         raise WrongPhase("a rematch is already open")
     game.rematch = action.code
+
+
+# -- a game against the computer -------------------------------------------------
+
+# Its two lengths, each a rule book; and how many sit at the table, you included.
+SOLO_MODES = {"full": "auction", "quick": "quick"}
+SOLO_PLAYERS = (4, 6)
+
+
+class Solo(NamedTuple):
+    """A game against the computer: the preset its room is made with, and what its
+    host's seat does right after joining (``setup[i](host_id)`` is an action)."""
+    preset: str
+    setup: list[Callable[[str], Action]]
+
+
+def solo(players: int | None, difficulty: str, mode: str) -> Solo:
+    """You and ``players - 1`` AI players of one difficulty; ``players`` None when what
+    was asked is no whole number. Every seat is taken, so nobody else can join, and
+    against hard AI players the bank display is off (a hard table plays blind)."""
+    low, high = SOLO_PLAYERS
+    if players is None or not low <= players <= high:
+        raise RuleError("%(field)s must be a whole number from %(low)s to %(high)s",
+                        field="players", low=low, high=high)
+    if difficulty not in DIFFICULTIES:
+        raise RuleError("difficulty must be one of %(allowed)s", allowed=", ".join(DIFFICULTIES))
+    if mode not in SOLO_MODES:
+        raise RuleError("%(field)s must be %(one)s or %(other)s", field="mode", one="full",
+                        other="quick")
+    setup: list[Callable[[str], Action]] = [partial(AddBot, difficulty=difficulty)] * (players - 1)
+    settings: dict[str, object] = {"max_players": players}
+    if difficulty == "hard":
+        settings["own_bank"] = "hidden"
+    setup.append(lambda host: ChangeSettings(host, settings))
+    return Solo(SOLO_MODES[mode], setup)

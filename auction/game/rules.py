@@ -20,25 +20,26 @@ from typing import Literal
 # to the rules in one place.
 from . import lobby
 from .lobby import (
-    BOT_NAMES, BOT_STYLES, DIFFICULTIES, HOST_TURN_MS, NAME_MAX, host_gone, may_open_rematch)
+    BOT_NAMES, BOT_STYLES, DIFFICULTIES, HOST_TURN_MS, NAME_MAX, SOLO_MODES, Solo, host_gone,
+    may_open_rematch, solo)
 from .moves import (
     Action, AddBot, ChangeSettings, Event, Join, Joined, Kick, Leave, Lock, NameTaken, NotAllowed,
     PhaseChanged, Press, PressRefused, Refusal, Release, Released, Rematch, RemoveBot, RoomFull,
     RoomLocked, RoundEnded, Start, Tick, WrongPhase)
-from .settings import CHOICES, PRESETS, RANGES, InvalidSettings, RuleError, Settings
+from .settings import CHOICES, PRESETS, RANGES, InvalidSettings, RuleError, Settings, preset_of
 from .standings import Standing, last_place, standings, winners
 from .state import Game, Hold, Phase, Player, Round, RoundResult, from_dict, to_dict
 from .transitions import advance, current, entry_close, next_deadline, over, seat, start_round
 
 __all__ = [
     "apply", "check", "entry_close", "new_game", "next_deadline",
-    "BOT_NAMES", "BOT_STYLES", "DIFFICULTIES", "HOST_TURN_MS", "NAME_MAX", "host_gone",
-    "may_open_rematch",
+    "BOT_NAMES", "BOT_STYLES", "DIFFICULTIES", "HOST_TURN_MS", "NAME_MAX", "SOLO_MODES", "Solo",
+    "host_gone", "may_open_rematch", "solo",
     "Action", "AddBot", "ChangeSettings", "Event", "Join", "Joined", "Kick", "Leave", "Lock",
     "NameTaken", "NotAllowed", "PhaseChanged", "Press", "PressRefused", "Refusal", "Release",
     "Released", "Rematch", "RemoveBot", "RoomFull", "RoomLocked", "RoundEnded", "Start", "Tick",
     "WrongPhase",
-    "CHOICES", "PRESETS", "RANGES", "InvalidSettings", "RuleError", "Settings",
+    "CHOICES", "PRESETS", "RANGES", "InvalidSettings", "RuleError", "Settings", "preset_of",
     "Standing", "last_place", "standings", "winners",
     "Game", "Hold", "Phase", "Player", "Round", "RoundResult", "from_dict", "to_dict",
 ]

@@ -164,3 +164,15 @@ PRESETS = {
     "stake": Settings(ready_ms=5_000, free_ms=0, tie="margin", own_bank="hidden",
                       min_players=2, max_players=8),
 }
+
+# Who may play and who sees their bank do not make a rule book of their own.
+_NOT_THE_BOOK = ("min_players", "max_players", "own_bank")
+
+
+def preset_of(settings: Mapping[str, object]) -> str | None:
+    """The preset whose rule book these settings are (seats and bank display aside), or
+    None once the host has changed a rule."""
+    def book(values: Mapping[str, object]) -> dict[str, object]:
+        return {k: v for k, v in values.items() if k not in _NOT_THE_BOOK}
+    return next((name for name, preset in PRESETS.items()
+                 if book(preset.to_dict()) == book(settings)), None)

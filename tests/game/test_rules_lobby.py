@@ -291,3 +291,39 @@ def test_a_name_of_marks_alone_is_refused_and_a_name_of_any_script_or_sign_is_no
     for name in ("Zo\u00eb", "\u674e\u96f7", "\u0410\u043d\u044f", "\U0001f600", "?", "42"):
         g, _ = apply(new_game("ABCD"), Join(name), 0)
         assert g.player("p1").name == name
+
+
+# -- a game against the computer (POST /solo) and the rule book a room plays ------
+
+def test_solo_seats_every_chair_with_one_difficulty_and_hides_the_bank_only_against_hard():
+    from auction.game import rules as R
+    for difficulty, hidden in (("easy", False), ("medium", False), ("hard", True)):
+        game = R.solo(5, difficulty, "quick")
+        assert game.preset == "quick"
+        state, events = R.apply(R.new_game("ABCD", game.preset), R.Join("Me"), 0)
+        host = events[0].player
+        for make in game.setup:
+            state, _ = R.apply(state, make(host), 0)
+        bots = [p for p in state.players if p.bot]
+        assert len(state.players) == 5 and len(bots) == 4
+        assert {p.difficulty for p in bots} == {difficulty}
+        assert state.settings.max_players == 5
+        assert (state.settings.own_bank == "hidden") is hidden
+    assert R.solo(4, "medium", "full").preset == "auction"
+
+
+@pytest.mark.parametrize("players,difficulty,mode", [
+    (None, "medium", "full"), (3, "medium", "full"), (7, "medium", "full"),
+    (5, "brutal", "full"), (5, "medium", "long")])
+def test_a_solo_game_out_of_bounds_is_refused(players, difficulty, mode):
+    from auction.game import rules as R
+    with pytest.raises(R.RuleError):
+        R.solo(players, difficulty, mode)
+
+
+def test_the_preset_of_settings_ignores_seats_and_the_bank_display_only():
+    from auction.game import rules as R
+    for name, preset in R.PRESETS.items():
+        assert R.preset_of(preset.to_dict()) == name
+        assert R.preset_of({**preset.to_dict(), "max_players": 3, "own_bank": "hidden"}) == name
+    assert R.preset_of({**R.PRESETS["auction"].to_dict(), "rounds": 5}) is None

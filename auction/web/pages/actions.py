@@ -7,7 +7,6 @@ to browsers, so every form works without JavaScript.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 
 from flask import Blueprint, g, make_response, request
 from flask.typing import ResponseReturnValue
@@ -26,19 +25,8 @@ from .words import gettext, refusal
 
 bp = Blueprint("actions", __name__)
 
-SOLO_MODES = {"full": "auction", "quick": "quick"}
-
-
 def _view(view: View, code: str) -> ResponseReturnValue:
     return done(view, to=f"/r/{code}")
-
-
-def _whole(value, name: str, low: int, high: int) -> int:
-    number = whole_number(value)      # bounded ASCII digits: "²" and 5,000 digits are 400
-    if number is None or not low <= number <= high:
-        raise rules.RuleError("%(field)s must be a whole number from %(low)s to %(high)s",
-                              field=name, low=low, high=high)
-    return number
 
 
 def _home_again(data: dict, card: str, exc: Exception) -> ResponseReturnValue:
@@ -65,10 +53,7 @@ def create_room() -> ResponseReturnValue:
 
 
 def _create_room(data: dict) -> ResponseReturnValue:
-    preset = text(data, "preset", "auction")
-    if preset not in rules.PRESETS:
-        raise rules.InvalidSettings("preset must be one of %(allowed)s",
-                                    allowed=", ".join(rules.PRESETS))
+    preset = text(data, "preset", "auction")     # rules.new_game checks it, first
     name = text(data, "name")
     code = services().create(g.device_token, name, preset, tls=request.is_secure,
                              site=site_url())
@@ -87,27 +72,12 @@ def create_solo() -> ResponseReturnValue:
 
 
 def _create_solo(data: dict) -> ResponseReturnValue:
-    """You against AI players; the hard ones play with no bank display."""
-    svc = services()
-    players = _whole(data.get("players", 5), "players", 4, 6)
-    difficulty = text(data, "difficulty", "medium")
-    mode = text(data, "mode", "full")
-    if difficulty not in rules.DIFFICULTIES:
-        raise rules.RuleError("difficulty must be one of %(allowed)s",
-                              allowed=", ".join(rules.DIFFICULTIES))
-    if mode not in SOLO_MODES:
-        raise rules.RuleError("%(field)s must be %(one)s or %(other)s", field="mode", one="full",
-                              other="quick")
-    add_bot = partial(rules.AddBot, difficulty=difficulty)
-    setup: list[Callable[[str], rules.Action]] = [add_bot] * (players - 1)
-    # Every seat is taken: nobody else can join a game against the computer.
-    settings: dict[str, object] = {"max_players": players}
-    if difficulty == "hard":
-        settings["own_bank"] = "hidden"
-    setup.append(lambda host: rules.ChangeSettings(host, settings))
+    """You against AI players (the game's rules.solo says who sits and what is set)."""
+    game = rules.solo(whole_number(data.get("players", 5)), text(data, "difficulty", "medium"),
+                      text(data, "mode", "full"))
     name = text(data, "name")
-    code = svc.create(g.device_token, name, SOLO_MODES[mode], setup,
-                      tls=request.is_secure, kind="solo", site=site_url())
+    code = services().create(g.device_token, name, game.preset, game.setup,
+                             tls=request.is_secure, kind="solo", site=site_url())
     return _created(code, name)
 
 

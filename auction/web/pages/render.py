@@ -26,7 +26,7 @@ from markupsafe import Markup, escape
 
 from ...game.charts import charts as end_charts
 from ...game.rules import HOST_TURN_MS, NAME_MAX
-from ...game.settings import PRESETS
+from ...game.settings import PRESETS, preset_of
 from ...game.views import View
 from .. import i18n
 from . import template_inputs, words
@@ -88,18 +88,6 @@ PRESET_SETTINGS = {name: preset.to_dict() for name, preset in PRESETS.items()}
 
 
 # -- settings: what the host picks from, in human units (option values in ms) --
-
-# Who may play and who sees their bank do not make a rule book of their own.
-_NOT_THE_BOOK = ("min_players", "max_players", "own_bank")
-
-
-def preset_of(settings: dict) -> str | None:
-    """The preset these settings are (seats and bank display aside), or None if changed."""
-    def book(values):
-        return {k: v for k, v in values.items() if k not in _NOT_THE_BOOK}
-    return next((name for name, preset in PRESETS.items()
-                 if book(preset.to_dict()) == book(settings)), None)
-
 
 _NUMERIC: dict[str, tuple[list[int], Callable[[int, str], str]]] = {
     "rounds": (list(range(1, 31)), lambda n, locale: str(n)),
