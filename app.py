@@ -6,8 +6,6 @@ from gevent import monkey
 
 monkey.patch_all()
 
-import os  # noqa: E402
-
 from auction.web.app import create_app  # noqa: E402
 
 app = create_app()
@@ -21,15 +19,15 @@ if __name__ == "__main__":
 
     from auction.web.operations.collector import settle
     from auction.web.operations.http_server import serve
+    from auction.web.config import PORT
     from auction.web.operations.metrics import watch_listeners
 
-    port = int(os.environ.get("PORT", "8000"))
     # Without TCP_NODELAY every small answer waits for the client's delayed ACK
     # (40 ms) before its last segment goes out; accepted sockets inherit it.
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    listener.bind(("0.0.0.0", port))
+    listener.bind(("0.0.0.0", PORT))
     listener.listen(1024)
     # gevent's server with idle and header timeouts and bounded request heads.
     server = serve(listener, app)
@@ -39,12 +37,12 @@ if __name__ == "__main__":
     # holds under way finish, streams close), then stop cleanly, so exit handlers
     # run and an embedded Redis this process started is shut down, not left behind.
     def stop():
-        app.extensions["auction"].scheduler.stop()
+        app.extensions["auction"].stop()
         server.stop(timeout=1)
 
     gevent.signal_handler(signal.SIGTERM, lambda: app.extensions["auction_drain"].begin(stop))
-    print(f"Time Auction on http://localhost:{port}/", flush=True)
+    print(f"Time Auction on http://localhost:{PORT}/", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
-        app.extensions["auction"].scheduler.stop()
+        app.extensions["auction"].stop()

@@ -20,7 +20,7 @@ import time
 import aiohttp
 
 from auction.game.fairness import longest_entry_wait
-from auction.server.config import Config
+from auction.server.config import SERVER_CONFIG
 # The player and its tally live beside this file; load.py and the fault tests reach
 # them through here.
 from load_player import ROUND_S, Player, TurnedAway, use_json_streams  # noqa: F401
@@ -31,7 +31,7 @@ SETTINGS = {"ready_ms": 2000, "free_ms": 0, "result_ms": 2000, "tie": "margin",
 SETUP_CONCURRENCY = 40   # rooms set up at once, so setting up is not a load test itself
 # A round cannot end before its entry closes, go + the longest entry grace (rules.entry_close):
 # a result is late only counted from then, or from the last release if that came later.
-ENTRY_CLOSE_S = longest_entry_wait(Config.HOLD_COMP_CAP_MS) / 1000
+ENTRY_CLOSE_S = longest_entry_wait(SERVER_CONFIG.hold_comp_cap_ms) / 1000
 
 
 class Room:

@@ -62,9 +62,9 @@ def redis_url():
 @pytest.fixture
 def app(redis_url):
     from auction.web.app import create_app
-    from auction.server.config import TestConfig
+    from harness import TEST_CONFIG
 
-    app = create_app({**{k: getattr(TestConfig, k) for k in dir(TestConfig) if k.isupper()},
+    app = create_app({**TEST_CONFIG,
                       "REDIS_URL": redis_url, "SCHEDULER": False})
     yield app
 

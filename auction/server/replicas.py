@@ -20,16 +20,18 @@ from its INFO every ``RECHECK_S``. On one Redis none of this applies.
 from __future__ import annotations
 
 import logging
-import os
 import time
 from typing import Any
 
 import redis
 
+from .config import SERVER_CONFIG
+
 log = logging.getLogger(__name__)
 
-# How long a save waits for a replica's acknowledgement; 0 turns the waiting off.
-WAIT_MS = int(os.environ.get("TA_REPLICA_WAIT_MS", "100"))
+# How long a save waits for a replica's acknowledgement; 0 turns the waiting off
+# (TA_REPLICA_WAIT_MS, read in config.py).
+WAIT_MS = SERVER_CONFIG.replica_wait_ms
 # How long a master's replica count (or its missed WAIT) is trusted.
 RECHECK_S = 5.0
 

@@ -13,13 +13,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from redis import Redis
 from redis.cluster import RedisCluster
 
 from ..game import rules
 from ..game.views import View, view_for
 from .beats import Beats
 from .clock import Clock
+from .config import ServerConfig
+from .connection import cluster_options, connect
+from .faces import LimiterStorage, Lookup
 from .holds import Hold, Line
 from .hub import Hub
 from .leases import Lease
@@ -41,59 +43,93 @@ class Finished:
 
 
 class Service:
-    """One worker's connections to the shared store, built once per app."""
+    """One worker's connections to the shared store, built once per app.
 
-    def __init__(self, client: Redis | RedisCluster, cap_ms: int = 0) -> None:
-        self.cap_ms = cap_ms            # the latency compensation cap (fairness.py)
-        self.store = Store(client)
-        self.clock = Clock(self.store.time)
-        self.hub = Hub(client)
-        self.beats = Beats(self.store)
-        self.rooms = Rooms(self.store, self.clock, cap_ms)
-        self.scheduler = Scheduler(self.rooms)
+    Everything behind it (the store, rooms, hub, beats, timer loop and the Redis
+    client) is private: the web layer gets views, the values of faces.py, and the
+    handles below (Watch, Hold, Lease), never a server object of its own."""
+
+    def __init__(self, config: ServerConfig, instance_path: str) -> None:
+        """Connect to ``config.redis_url`` (unset: the embedded server, kept in
+        ``instance_path``)."""
+        client = connect(config.redis_url, instance_path)
+        self._client = client
+        self._url = config.redis_url
+        self._cap_ms = config.hold_comp_cap_ms  # the latency compensation cap (fairness.py)
+        self._store = Store(client)
+        self._clock = Clock(self._store.time)
+        self._hub = Hub(client)
+        self._beats = Beats(self._store)
+        self._rooms = Rooms(self._store, self._clock, self._cap_ms)
+        self._scheduler = Scheduler(self._rooms)
         # A deadline set here wakes this worker's timer loop at once.
-        self.rooms.wake = self.scheduler.wake
-        self.rooms.holding_here = self.beats.has
+        self._rooms.wake = self._scheduler.wake
+        self._rooms.holding_here = self._beats.has
 
     def start(self) -> None:
         """Run this worker's timer loop (a serving worker; tests of requests need none)."""
-        self.scheduler.start()
+        self._scheduler.start()
+
+    def stop(self) -> None:
+        """Stop this worker's timer loop (the process is about to exit)."""
+        self._scheduler.stop()
 
     def now_ms(self) -> int:
         """The game clock: the store's time, the same for every worker."""
-        return self.clock.now_ms()
+        return self._clock.now_ms()
+
+    # -- operating -----------------------------------------------------------------
+
+    def store_answers(self) -> bool:
+        """Whether the store answers a PING now (readiness); any failure is False."""
+        try:
+            return bool(self._client.ping())
+        except Exception:
+            return False
+
+    def limiter_storage(self) -> LimiterStorage:
+        """Where the abuse limits count: the store's Redis under ``ta:limit``. On one
+        server, the store's own connection pool; on a cluster, the limits library's
+        cluster client (it speaks the same redis+cluster:// URLs) with the store's
+        timeouts -- redis-py's defaults wait forever on a vanished node, and every
+        request counts against a limit in some node's slots."""
+        if isinstance(self._client, RedisCluster):
+            assert self._url, "a cluster client comes from a redis+cluster:// URL"
+            return LimiterStorage(self._url, {"key_prefix": "ta:limit", **cluster_options()})
+        return LimiterStorage("redis://", {"connection_pool": self._client.connection_pool,
+                                           "key_prefix": "ta:limit"})
 
     # -- reading ---------------------------------------------------------------
 
-    def load(self, code: str) -> Room:
-        """Room ``code`` as stored; NoSuchRoom if there is none."""
-        return self.rooms.load(code)[0]
+    def load(self, code: str) -> Lookup:
+        """Room ``code`` as stored, as the web may read it; NoSuchRoom if there is none."""
+        return Lookup(code, self._rooms.load(code)[0])
 
     def view(self, code: str, token: str | None,
-             room: Room | None = None) -> tuple[View, Room]:
+             room: Lookup | None = None) -> tuple[View, Lookup]:
         """This device's view of room ``code`` now -- a spectator's without a seat or a
         token -- and the room it was drawn from. ``room``: the room as the caller already
         loaded it (one load a request)."""
         room = self.load(code) if room is None else room
-        return self._view(room, token), room
+        return self._view(room._record, token), room
 
     def final_view(self, code: str, token: str | None,
-                   room: Room | None = None) -> tuple[View | None, Room]:
+                   room: Lookup | None = None) -> tuple[View | None, Lookup]:
         """This device's view of a finished game; None while it is still running (its
         results would be its hidden facts)."""
         room = self.load(code) if room is None else room
-        if room.game.phase is not rules.Phase.ENDED:
+        if room._record.game.phase is not rules.Phase.ENDED:
             return None, room
-        return self._view(room, token), room
+        return self._view(room._record, token), room
 
     def recent_games(self, token: str) -> list[Finished]:
         """This device's finished games (kept under its token's digest), newest first."""
         now = self.now_ms()
         seat = digest(token)
         games = []
-        for code, ended_ms in self.store.recent_games(seat, now):
+        for code, ended_ms in self._store.recent_games(seat, now):
             try:
-                room = self.load(code)
+                room = self._rooms.load(code)[0]
             except NoSuchRoom:
                 continue           # expired, or dropped
             if room.game.phase is not rules.Phase.ENDED:
@@ -104,7 +140,7 @@ class Service:
 
     def watch(self, code: str) -> Watch:
         """Room ``code`` for an event stream, kept at its newest change; NoSuchRoom if none."""
-        return Watch(self.hub, self.rooms, self.clock, code)
+        return Watch(self._hub, self._rooms, self._clock, code)
 
     def _view(self, room: Room, token: str | None) -> View:
         return view_for(room.game, room.seat_of(token), self.now_ms())
@@ -120,40 +156,40 @@ class Service:
         ``tls``: the site is served over TLS (a late press may come later, fairness.py);
         ``kind`` "solo": a game against the computer; ``site``: the site's address as
         the host reached it, the base of the room's invite link."""
-        return self.rooms.create(token, name, preset, setup, tls=tls, kind=kind, site=site)
+        return self._rooms.create(token, name, preset, setup, tls=tls, kind=kind, site=site)
 
     def join(self, code: str, token: str, name: str) -> View:
         """Seat this device (again, if it has a seat: rejoining is free)."""
-        return self._after(self.rooms.join(code, token, name), token)
+        return self._after(self._rooms.join(code, token, name), token)
 
     def act(self, code: str, token: str, make: Make) -> View:
         """Apply ``make(player_id)`` for this device's seat; NotAllowed if it has none."""
-        return self._after(self.rooms.as_player(code, token, make), token)
+        return self._after(self._rooms.as_player(code, token, make), token)
 
     def kick(self, code: str, token: str, target: str) -> View:
         """The host removes ``target``: that device stays out."""
-        return self._after(self.rooms.kick(code, token, target), token)
+        return self._after(self._rooms.kick(code, token, target), token)
 
     def leave(self, code: str, token: str) -> None:
-        self.rooms.leave(code, token)
+        self._rooms.leave(code, token)
 
     def rematch(self, code: str, token: str) -> str:
         """The host opens the next game for the same table; returns its code."""
-        return self.rooms.rematch(code, token)
+        return self._rooms.rematch(code, token)
 
     # -- the hold socket and the limits ----------------------------------------------
 
     def hold(self, code: str, token: str, pressed_ms: int, tls: bool, line: Line,
-             room: Room | None = None) -> Hold:
+             room: Lookup | None = None) -> Hold:
         """A press of room ``code``'s hold socket that arrived at ``pressed_ms``, heard
         through ``line``; NoSuchRoom if there is no such room. Its ``seat`` is None if
         this device is not seated there. ``room``: the room as this request already
         loaded it (to find the seat for the limits), so the press loads it once less."""
-        room = self.load(code) if room is None else room
-        return Hold(self.rooms, self.hub, self.beats, self.cap_ms, code, token, room,
+        record = (self.load(code) if room is None else room)._record
+        return Hold(self._rooms, self._hub, self._beats, self._cap_ms, code, token, record,
                     pressed_ms, tls, line)
 
     def lease(self, key: str, cap: int, ttl_ms: int) -> Lease:
         """One of at most ``cap`` connections open at once under ``key``, for ``ttl_ms``
         unless renewed (``taken`` False: all were taken)."""
-        return Lease(self.store, self.clock, key, cap, ttl_ms)
+        return Lease(self._store, self._clock, key, cap, ttl_ms)

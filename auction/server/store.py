@@ -10,7 +10,7 @@ a moment later, once a replica has the save -- replicas.py -- and only if it is
 still the room's newest, so messages stay in version order.)
 
 Every key is named here. A room's keys (record, code reservation, hold
-slots, round trips, marks) and its channel carry the hash tag of the room's
+slots, round trips, its streams' lateness) and its channel carry the hash tag of the room's
 *shard*, ``{s<k>...}``, and so does that shard's deadline set: on Redis
 Cluster everything one script touches lies in one slot, while the rooms
 spread over SHARDS slots (their tags are picked so the slots are evenly
@@ -23,7 +23,6 @@ pub/sub, Redis 7), so a change travels only within its shard's node.
 
 from __future__ import annotations
 
-import os
 import zlib
 from typing import Any, cast
 
@@ -32,12 +31,14 @@ from redis.cluster import RedisCluster
 
 from . import jsontext
 from . import store_scripts as scripts
+from .config import SERVER_CONFIG
 from .replicas import Replicas
 from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
 
 PREFIX = "ta:"
-# Fixed for the life of a store: a room's shard decides where its keys live.
-SHARDS = int(os.environ.get("TA_STORE_SHARDS", "16"))
+# Fixed for the life of a store: a room's shard decides where its keys live
+# (TA_STORE_SHARDS, read in config.py).
+SHARDS = SERVER_CONFIG.store_shards
 
 # How long a room lives after its last write, by phase.
 LOBBY_TTL_S = 2 * 3600
@@ -107,6 +108,12 @@ def rtt_key(code: str, pid: str) -> str:
     return f"{_room(code)}rtt:{code}:{pid}"
 
 
+def late_key(code: str, pid: str, rnd: int) -> str:
+    """How late the seat's own stream showed round ``rnd``'s spending (holds.py): beside
+    the seat's hold, in its slot."""
+    return f"{hold_key(code, pid)}:late:{rnd}"
+
+
 def deadlines_key(k: int) -> str:
     return f"{PREFIX}{{{TAGS[k]}}}:deadlines"
 
@@ -133,6 +140,8 @@ Heartbeat = tuple[str, int, int | None]
 # A seat's round trips outlive any one round.
 RTT_KEEP = 32
 RTT_TTL_S = 6 * 3600
+# A round's note of a stream's lateness outlives any hold of it.
+LATE_TTL_S = 600
 
 
 class Store:
@@ -294,4 +303,15 @@ class Store:
     def rtt_samples(self, code: str, pid: str) -> list[int]:
         """The seat's recent round trips, newest first."""
         return [int(s) for s in self.redis.lrange(rtt_key(code, pid), 0, RTT_KEEP - 1)]
+
+    def note_late(self, code: str, pid: str, rnd: int, late_ms: int) -> None:
+        """The seat's stream was ``late_ms`` late showing round ``rnd``'s spending, by the
+        server's doing (fairness.stream_lateness): kept only if no stream of the seat
+        said so first -- the first screen to show it is the one the player saw."""
+        self.redis.set(late_key(code, pid, rnd), late_ms, nx=True, ex=LATE_TTL_S)
+
+    def late_ms(self, code: str, pid: str, rnd: int) -> int:
+        """How late the seat's stream showed round ``rnd``'s spending; 0 if none said."""
+        late = self.redis.get(late_key(code, pid, rnd))
+        return int(late) if late is not None else 0
 

@@ -22,7 +22,7 @@ from flask_limiter.errors import RateLimitExceeded
 from werkzeug.exceptions import HTTPException
 
 from ..game import rules
-from ..server import Conflict, NoSuchRoom
+from ..server import Conflict, NoSuchRoom, Service
 from .pages import actions, api, home, results, room, screen
 from .door import capacity, hosts, identity, limits
 from . import delivery, i18n
@@ -37,7 +37,8 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' 
        "connect-src 'self'; manifest-src 'self'; worker-src 'self'; base-uri 'none'; "
        "form-action 'self'; frame-ancestors 'none'")
 
-def register(app: Flask, client) -> None:
+def register(app: Flask, service: Service) -> None:
+    """The web layer on ``app``, on the server's one face (all it gets of the server)."""
     for blueprint in (home.bp, room.bp, actions.bp, api.bp, stream.bp, results.bp,
                       screen.bp):
         app.register_blueprint(blueprint)
@@ -51,7 +52,7 @@ def register(app: Flask, client) -> None:
     app.before_request(_refuse_cross_site)
     app.before_request(_identify)
     app.before_request(limits.mint)   # a visitor's commit gets a device, if the budget allows
-    limits.init(app, client)           # ...so the limits count the commit on that device
+    limits.init(app, service.limiter_storage())   # ...so the limits count the commit on that device
     health.init(app, capacity.init(app))
     app.before_request(_guard_posts)
     app.after_request(_finish)
@@ -63,7 +64,7 @@ def register(app: Flask, client) -> None:
     app.register_error_handler(HTTPException, _http_error)   # the rest, in the client's words
     outage.register(app)   # the store away: 503 + Retry-After, never a 500
     delivery.init(app)     # static files by WhiteNoise, pages compressed
-    health.wrap(app, client)   # /healthz, /readyz, /metrics: in front of everything
+    health.wrap(app, service.store_answers)   # /healthz, /readyz, /metrics: in front of everything
 
 
 def _refuse_cross_site():

@@ -1,18 +1,21 @@
 """The Flask application factory: the composition root. Wiring only, no game logic.
 
-It builds the worker's one ``Service`` (auction.server) on a Redis client and
-registers the web layer on top of it; nothing below the web layer knows Flask.
+It builds the worker's one ``Service`` (auction.server: it connects to the store
+itself) and registers the web layer on top of it; nothing below the web layer
+knows Flask, and the web layer gets nothing of the server but that face.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import replace
 
 from flask import Flask
 
-from ..server import Config, Service, connect, load_secret_key
+from ..server import SERVER_CONFIG, Service
 from . import register
+from .config import INSTANCE_PATH, Config, load_secret_key
 from .door.proxies import TrustedProxies
 
 # templates/ and static/ live at the top of the repository, beside the package.
@@ -26,7 +29,7 @@ def create_app(config=None) -> Flask:
         template_folder=os.path.join(_ROOT, "templates"),
         static_folder=os.path.join(_ROOT, "static"),
         # The embedded Redis and the secret key live here; INSTANCE_PATH moves them.
-        instance_path=os.environ.get("INSTANCE_PATH") or None,
+        instance_path=INSTANCE_PATH,
     )
     app.config.from_object(Config)
     if isinstance(config, Mapping):
@@ -41,10 +44,11 @@ def create_app(config=None) -> Flask:
     app.wsgi_app = TrustedProxies(app.wsgi_app, app.config["PROXY_HOPS"],  # type: ignore[method-assign]
                                   app.config["FORWARDED_ALLOW_IPS"])
 
-    client = connect(app.config["REDIS_URL"], app.instance_path)
-    service = Service(client, app.config["HOLD_COMP_CAP_MS"])
+    service = Service(replace(SERVER_CONFIG, redis_url=app.config["REDIS_URL"],
+                              hold_comp_cap_ms=app.config["HOLD_COMP_CAP_MS"]),
+                      app.instance_path)
     app.extensions["auction"] = service
-    register(app, client)
+    register(app, service)
     if app.config["SCHEDULER"]:
         service.start()
     return app

@@ -7,8 +7,7 @@ import hmac
 
 from flask import current_app, g
 
-from ..game import rules
-from ..server import NoSuchRoom, Room, Service, View, valid_code
+from ..server import Lookup, NoSuchRoom, Service, View, valid_code
 
 # Flask's name for the hold socket's route (web/live/hold.py).
 HOLD_ENDPOINT = "hold"
@@ -33,17 +32,16 @@ def csrf_token() -> str:
 
 def invitation(code: str) -> str:
     """Room ``code``'s invitation, as its invite link carries it: a random secret made
-    with the room (record.Room.invite), valid while its game has not ended ("" once it
+    with the room (Lookup.invitation), valid while its game has not ended ("" once it
     has, or for no such room). It lets its holder past the limits kept for strangers
     to that room alone (web/door/limits.py), and nothing else: not into a locked room."""
     try:
-        room = load_room(code)
+        return load_room(code).invitation
     except NoSuchRoom:
         return ""
-    return room.invite if room.game.phase is not rules.Phase.ENDED else ""
 
 
-def load_room(code: str) -> Room:
+def load_room(code: str) -> Lookup:
     """Room ``code`` (canonical) as this request first loaded it: the limits may already
     have, to find the device's seat (limits.seated). A stream or a hold socket loads its
     own after it starts listening, so that no change slips between the two."""
@@ -54,7 +52,7 @@ def load_room(code: str) -> Room:
     return room
 
 
-def _loaded(code: str) -> Room | None:
+def _loaded(code: str) -> Lookup | None:
     loaded = g.get("loaded_room")
     return loaded[1] if loaded is not None and loaded[0] == code else None
 

@@ -22,6 +22,8 @@ from flask import Flask, has_request_context, request
 from flask_babel import Babel, get_locale
 from tossi import postfix
 
+from . import config
+
 LOCALES = ("en", "ko")
 DEFAULT = "en"
 COOKIE = "ta_lang"
@@ -29,8 +31,8 @@ COOKIE = "ta_lang"
 NAMES = {"en": "English", "ko": "한국어"}
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-# The catalogs; TA_TRANSLATIONS points elsewhere (the tests' pseudo-English catalog).
-TRANSLATIONS = os.environ.get("TA_TRANSLATIONS") or os.path.join(_ROOT, "translations")
+# The catalogs; TA_TRANSLATIONS (config.py) points elsewhere (the tests' pseudo-English catalog).
+TRANSLATIONS = config.TRANSLATIONS or os.path.join(_ROOT, "translations")
 
 
 def choose() -> str:

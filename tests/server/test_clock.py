@@ -40,13 +40,13 @@ def test_offset_is_measured_again_when_due_and_kept_while_the_store_is_away():
 def test_the_timer_loop_keeps_the_clock_measured(app):
     """With the scheduler running, the worker's clock is measured again on its own."""
     svc = app.extensions["auction"]
-    svc.clock.RESYNC_S = 0.05
-    first = svc.clock.synced_at
-    svc.scheduler.start()
+    svc._clock.RESYNC_S = 0.05
+    first = svc._clock.synced_at
+    svc.start()
     try:
         deadline = time.monotonic() + 5
-        while svc.clock.synced_at == first and time.monotonic() < deadline:
+        while svc._clock.synced_at == first and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert svc.clock.synced_at > first
+        assert svc._clock.synced_at > first
     finally:
-        svc.scheduler.stop()
+        svc.stop()

@@ -33,12 +33,12 @@ def _rooms(svc, tag: str):
     codes = []
     for holds in (True, False):
         host, bob = f"host-{tag}-{holds}" * 2, f"bob-{tag}-{holds}" * 2
-        code = svc.rooms.create(host, "Ann", "stake")
-        svc.rooms.join(code, bob, "Bob")
-        svc.rooms.as_player(code, host, lambda pid: rules.ChangeSettings(pid, COUNTDOWN))
-        svc.rooms.as_player(code, host, rules.Start)
+        code = svc._rooms.create(host, "Ann", "stake")
+        svc._rooms.join(code, bob, "Bob")
+        svc._rooms.as_player(code, host, lambda pid: rules.ChangeSettings(pid, COUNTDOWN))
+        svc._rooms.as_player(code, host, rules.Start)
         if holds:
-            svc.rooms.as_player(code, bob, lambda pid: rules.Press(pid))
+            svc._rooms.as_player(code, bob, lambda pid: rules.Press(pid))
         codes.append(code)
     return codes
 

@@ -34,9 +34,8 @@ from flask import Flask, current_app, g, request
 from flask_limiter import ApplicationLimit, Limiter
 from flask_limiter.errors import RateLimitExceeded
 from limits import parse_many
-from redis.cluster import RedisCluster
 
-from ...server import Lease, NoSuchRoom, cluster_options
+from ...server import Lease, LimiterStorage, NoSuchRoom
 from . import identity
 from ..common import HOLD_ENDPOINT, invitation, load_room, room_code, services
 from .identity import address, device
@@ -162,8 +161,9 @@ def _limit(rate: str, scope: str, key, exempt, misses: bool) -> ApplicationLimit
                             else None)
 
 
-def init(app: Flask, client) -> Limiter:
-    """The app's limiter, storing its counters in the app's own Redis."""
+def init(app: Flask, storage: LimiterStorage) -> Limiter:
+    """The app's limiter, storing its counters where the server says (``storage``: the
+    store's own Redis, Service.limiter_storage)."""
     scale = app.config["RATE_LIMIT_SCALE"]
     limits: list[str | Callable[[], str] | ApplicationLimit] = [
         _limit(_scaled(rate, scale), scope, address, _for_strangers(endpoints), misses)
@@ -174,17 +174,9 @@ def init(app: Flask, client) -> Limiter:
     limits += [_limit(_scaled(rate, scale), scope, device, _for_device(endpoints, misses),
                       misses)
                for rate, scope, endpoints, misses in BY_DEVICE]
-    if isinstance(client, RedisCluster):   # limits speaks the same redis+cluster:// URLs
-        # ...with the store's timeouts: redis-py's defaults wait forever on a vanished
-        # node, and every request counts against a limit in some node's slots.
-        storage = {"storage_uri": app.config["REDIS_URL"],
-                   "storage_options": {"key_prefix": "ta:limit", **cluster_options()}}
-    else:
-        storage = {"storage_uri": "redis://",
-                   "storage_options": {"connection_pool": client.connection_pool,
-                                       "key_prefix": "ta:limit"}}
     limiter = Limiter(key_func=address, application_limits=limits,
-                      strategy="sliding-window-counter", **storage)
+                      strategy="sliding-window-counter", storage_uri=storage.uri,
+                      storage_options=dict(storage.options))
     limiter.request_filter(_own_hold)
     limiter.init_app(app)
     app.extensions["auction_limiter"] = limiter

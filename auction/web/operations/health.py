@@ -101,11 +101,13 @@ class Drain:
 class Endpoints:
     """WSGI middleware: /healthz, /readyz and /metrics, before the app sees anything."""
 
-    def __init__(self, app, drain: Drain, client, token: str | None) -> None:
+    def __init__(self, app, drain: Drain, store_answers: Callable[[], bool],
+                 token: str | None, metrics_dir: str | None) -> None:
         self.app = app
         self.drain = drain
-        self.client = client
+        self._ping = store_answers      # Service.store_answers: never raises
         self.token = token
+        self.metrics_dir = metrics_dir
         self._store_ok: tuple[float, bool] = (float("-inf"), False)
         self.paths = {"/healthz": self.health, "/readyz": self.ready, "/metrics": self.metrics}
 
@@ -138,17 +140,14 @@ class Endpoints:
         at, ok = self._store_ok
         now = time.monotonic()
         if now - at >= READY_EVERY_S:
-            try:
-                ok = bool(self.client.ping())
-            except Exception:        # any failure to answer is "not ready", never a 500
-                ok = False
+            ok = self._ping()        # any failure to answer is "not ready", never a 500
             self._store_ok = (time.monotonic(), ok)
         return ok
 
     def metrics(self, environ) -> tuple[str, bytes, str]:
         if not metrics.may_read(environ, self.token):
             return "403 Forbidden", _json(error="metrics are for the operator"), JSON
-        body, kind = metrics.exposition()
+        body, kind = metrics.exposition(self.metrics_dir)
         return "200 OK", body, kind
 
 
@@ -178,9 +177,11 @@ def refuse_while_draining():
     return response
 
 
-def wrap(app: Flask, client) -> None:
+def wrap(app: Flask, store_answers: Callable[[], bool]) -> None:
+    """/healthz, /readyz (``store_answers``: the server's readiness) and /metrics."""
     app.wsgi_app = Endpoints(app.wsgi_app, app.extensions["auction_drain"],  # type: ignore[method-assign]
-                             client, app.config["METRICS_TOKEN"])
+                             store_answers, app.config["METRICS_TOKEN"],
+                             app.config["METRICS_DIR"])
 
 
 def drain() -> Drain:

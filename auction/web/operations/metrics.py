@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
-import os
 
 from prometheus_client import (CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Gauge,
                                Histogram, generate_latest)
@@ -88,12 +87,12 @@ def accept_queue(sock) -> int | None:
     return tcp_info(sock, TCPI_UNACKED)
 
 
-def exposition() -> tuple[bytes, str]:
-    """The text a scrape gets: this process's figures, or all live workers' summed."""
+def exposition(folder: str | None) -> tuple[bytes, str]:
+    """The text a scrape gets: this process's figures, or all live workers' summed from
+    ``folder`` (config METRICS_DIR, from PROMETHEUS_MULTIPROC_DIR)."""
     queues = [accept_queue(sock) for sock in _listeners]
     if any(queue is not None for queue in queues):
         ACCEPT_QUEUE.set(sum(queue or 0 for queue in queues))
-    folder = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
     if not folder:
         return generate_latest(REGISTRY), CONTENT_TYPE_LATEST
     registry = CollectorRegistry()

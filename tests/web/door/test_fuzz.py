@@ -53,9 +53,9 @@ bodies = st.dictionaries(keys, values, max_size=6)
 @pytest.fixture(scope="module")
 def fuzz_app(redis_url):
     from auction.web.app import create_app
-    from auction.server.config import TestConfig
+    from harness import TEST_CONFIG
 
-    config = {k: getattr(TestConfig, k) for k in dir(TestConfig) if k.isupper()}
+    config = dict(TEST_CONFIG)
     return create_app({**config, "REDIS_URL": redis_url, "SCHEDULER": False})
 
 
@@ -93,7 +93,7 @@ def nested(depth: int, kind: str) -> bytes:
 
 
 def stored(app, code):
-    return app.extensions["auction"].store.load(code)
+    return app.extensions["auction"]._store.load(code)
 
 
 def no_errors_logged(caplog) -> None:

@@ -28,10 +28,10 @@ JSON = {"Accept": "application/json"}
 def strict(redis_url):
     """The app in-process at its real limits."""
     from auction.web.app import create_app
-    from auction.server.config import TestConfig
+    from harness import TEST_CONFIG
 
     forget_counts(redis_url)
-    config = {k: getattr(TestConfig, k) for k in dir(TestConfig) if k.isupper()}
+    config = dict(TEST_CONFIG)
     return create_app({**config, "REDIS_URL": redis_url, "SCHEDULER": False,
                        "RATE_LIMIT_SCALE": 1.0})
 

@@ -140,11 +140,11 @@ def test_a_guesser_through_the_home_form_is_stopped_like_any_other(redis_url):
     """The home page's join looks codes up under the join's own limits: a device gets 20
     misses a minute (then 429), however it sends them; a visitor without one, its
     address's 60."""
-    from auction.server.config import TestConfig
+    from harness import TEST_CONFIG
     from auction.web.app import create_app
 
     forget_counts(redis_url)
-    config = {k: getattr(TestConfig, k) for k in dir(TestConfig) if k.isupper()}
+    config = dict(TEST_CONFIG)
     app = create_app({**config, "REDIS_URL": redis_url, "SCHEDULER": False, "RATE_LIMIT_SCALE": 1.0})
     guesser = app.test_client()
     assert guesser.post("/solo", json={"name": "G"}, headers=JSON).status_code == 201  # a device

@@ -32,7 +32,7 @@ def lobby(devices):
 
 def stored(app, code):
     """The room's stored record and version: what 'changes nothing' is checked against."""
-    return app.extensions["auction"].store.load(code)
+    return app.extensions["auction"]._store.load(code)
 
 
 def assert_refused(app, code, response, status, words=""):
