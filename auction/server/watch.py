@@ -18,9 +18,10 @@ from .rooms import Rooms
 
 
 class Watch:
-    """One stream's room: ``room`` at ``version``, kept up to date by ``update``."""
+    """One stream's room (kept private: the stream reads only views of it) at
+    ``version``, kept up to date by ``update``."""
 
-    room: Room
+    _room: Room
     version: int
 
     def __init__(self, hub: Hub, rooms: Rooms, clock: Clock, code: str) -> None:
@@ -30,14 +31,14 @@ class Watch:
         self._listener = hub.listen(code)
         self._spending_shown: int | None = None     # the last round whose spending it showed
         try:
-            self.room, self.version = rooms.load(code)
+            self._room, self.version = rooms.load(code)
         except Exception:
             self._listener.close()
             raise
 
     def view(self, token: str | None) -> View:
         """The room as this device sees it now (a spectator's view without a seat)."""
-        return view_for(self.room.game, self.room.seat_of(token), self._clock.now_ms())
+        return view_for(self._room.game, self._room.seat_of(token), self._clock.now_ms())
 
     def showing(self, token: str | None, view: View, idle_ms: int) -> tuple | None:
         """If ``view`` first shows this seat a round's spending, what ``shown_late``
@@ -47,7 +48,7 @@ class Watch:
         if view.get("phase") != "spending" or rnd == self._spending_shown:
             return None
         self._spending_shown = rnd
-        pid, shown = self.room.seat_of(token), self.room.spending_shown(rnd)
+        pid, shown = self._room.seat_of(token), self._room.spending_shown(rnd)
         if pid is None or shown is None:
             return None
         return pid, rnd, lateness.wait_ms(shown, idle_ms, self._clock.now_ms())
@@ -74,10 +75,10 @@ class Watch:
             listener.missed = False
             self.reload()
         elif latest is not None and latest.version > self.version:
-            self.version, self.room = latest.version, latest.room
+            self.version, self._room = latest.version, latest.room
 
     def reload(self) -> None:
-        self.room, self.version = self._rooms.load(self.code)
+        self._room, self.version = self._rooms.load(self.code)
 
     def close(self) -> None:
         self._listener.close()
