@@ -24,9 +24,10 @@ class Env:
     def __init__(self, environ: Mapping[str, str] | None = None) -> None:
         self._environ = os.environ if environ is None else environ
 
-    def text(self, name: str, default: str | None = None) -> str | None:
-        """The value as given; unset or empty: ``default``."""
-        return self._environ.get(name) or default
+    def text(self, name: str, default: str | None = None, blank: bool = False) -> str | None:
+        """The value as given; unset (or empty, unless ``blank`` keeps it): ``default``."""
+        value = self._environ.get(name)
+        return value if value or (blank and value is not None) else default
 
     def integer(self, name: str, default: int) -> int:
         raw = self._environ.get(name, "").strip()

@@ -50,7 +50,7 @@ class Config:
     # ...and only from these peers (addresses or networks, comma-separated; "*" for
     # any, right behind a platform's router that nothing else can reach). The same
     # variable gunicorn reads for its own X-Forwarded-Proto (web/door/proxies.py).
-    FORWARDED_ALLOW_IPS = env.text("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
+    FORWARDED_ALLOW_IPS = env.text("FORWARDED_ALLOW_IPS", "127.0.0.1,::1", blank=True)
     # The site's public address for invite links and their QR codes, e.g.
     # https://play.example.com; unset, they follow the request's (checked) Host.
     PUBLIC_URL = (env.text("PUBLIC_URL") or "").rstrip("/") or None
