@@ -37,7 +37,7 @@ test: $(VENV)/.installed
 # The edit-test loop: the type check, then the pure core and the requests answered
 # in-process, two at a time, with the pure core's coverage (about half a minute).
 # `make test` runs everything.
-CHECK := tests/game tests/test_purity.py tests/ai/test_bots.py \
+CHECK := tests/game tests/test_purity.py tests/test_config.py tests/ai/test_bots.py \
 	$(addprefix tests/web/pages/,test_render.py test_smoke.py test_requests.py test_results.py \
 	  test_catalogs.py test_words_ko.py test_pages_ko.py test_podium_css.py test_served_static.py) \
 	tests/web/door/test_numbers.py tests/server/test_hot_path.py
