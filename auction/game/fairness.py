@@ -1,8 +1,9 @@
 """Fair over slow links: the formulas, and nothing else.
 
-Standard library only; no clock, no store, no web. The hold socket measures
+Standard library only; no clock, no store, no web. The server measures
 (round-trip samples, arrival moments, when each player was sent the view of
-spending) and asks this module what to charge. The model and its limits are
+spending, how late a seat's own stream showed it) and its hold
+(auction/server/holds.py) asks this module what to charge. The model and its limits are
 written up in docs/fairness.md.
 """
 
@@ -43,31 +44,47 @@ def estimate_rtt(samples: list[int]) -> int | None:
 
 
 def compensation(rtt_ms: int | None, cap_ms: int, spend_ms: int | None = None,
-                 shown_ms: int | None = None) -> int:
+                 shown_ms: int | None = None, late_ms: int = 0) -> int:
     """How far back to date a release: one round trip (capped) plus the server's send lag.
 
     A player lets go H after their screen shows spending, which happened one
     way after the server sent that view (``shown_ms``); the release takes the
     other way back. So arrival = shown + RTT + H, and H = arrival - shown - RTT.
     Measured from ``spend_ms``, that is a release dated (shown - spend) + RTT
-    earlier. ``cap_ms`` 0 switches compensation off altogether.
+    earlier. ``late_ms``: how much later still the seat's own stream showed it,
+    the server's doing (``stream_lateness``), capped like the round trip.
+    ``cap_ms`` 0 switches compensation off altogether.
     """
     if cap_ms <= 0:
         return 0
     comp = min(max(rtt_ms or 0, 0), cap_ms)
     if spend_ms is not None and shown_ms is not None:
+        shown_ms += min(late_ms, cap_ms)
         comp += min(max(shown_ms - spend_ms, 0), LAG_CAP_MS)
     return comp
 
 
 def release_moment(arrived_ms: int, rtt_ms: int | None, cap_ms: int,
-                   spend_ms: int | None = None, shown_ms: int | None = None) -> int:
+                   spend_ms: int | None = None, shown_ms: int | None = None,
+                   late_ms: int = 0) -> int:
     """The moment to charge a release that reached the server at ``arrived_ms``.
 
     The rules clamp it to [press, bank exhausted], and a release dated before
     spending costs nothing, so the charge is never below 0 nor above the bank.
     """
-    return arrived_ms - compensation(rtt_ms, cap_ms, spend_ms, shown_ms)
+    return arrived_ms - compensation(rtt_ms, cap_ms, spend_ms, shown_ms, late_ms)
+
+
+def stream_lateness(shown_ms: int, idle_ms: int, ready_ms: int) -> int:
+    """How late a seat's own stream showed spending, by the server's doing alone.
+
+    From the room's publication (``shown_ms``) -- or, if later, from when the
+    stream's previous write had gone out (``idle_ms``) -- to when its write of
+    spending was ready (``ready_ms``). A worker busy with the other streams the
+    same change woke is the server's wait; a client that stops reading its
+    stream holds it up in an *earlier* write, which is its own and earns nothing.
+    """
+    return max(0, ready_ms - max(shown_ms, idle_ms))
 
 
 def entry_grace(rtt_ms: int | None, cap_ms: int, tls: bool = False) -> int:

@@ -19,7 +19,7 @@ from .config import SERVER_CONFIG, Env, ServerConfig
 from .faces import LimiterStorage, Lookup
 from .hold_messages import (BEAT_MESSAGE, ENDINGS, REFUSALS, Ending, Refusal, in_message,
                             is_release_message, refused_message, released_message)
-from .holds import Hold, Line
+from .holds import Hold
 from .jsontext import dumps as to_json
 from .leases import Lease
 from .record import digest
@@ -29,6 +29,6 @@ from .store import UNAVAILABLE, NoSuchRoom
 from .watch import Watch
 
 __all__ = ["BEAT_MESSAGE", "ENDINGS", "REFUSALS", "SERVER_CONFIG", "UNAVAILABLE", "Conflict", "Ending",
-           "Env", "Finished", "Hold", "Lease", "LimiterStorage", "Line", "Lookup", "NoSuchRoom",
+           "Env", "Finished", "Hold", "Lease", "LimiterStorage", "Lookup", "NoSuchRoom",
            "Refusal", "ServerConfig", "Service", "View", "Watch", "digest", "in_message",
            "is_release_message", "refused_message", "released_message", "to_json", "valid_code"]

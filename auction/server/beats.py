@@ -8,8 +8,8 @@ every 200 ms, whatever the number of holders: one script call (``Store.beat_many
 for all of them on a single store, one per shard of rooms on a cluster (below) --
 every live hold, news or not: each write's age tells other workers that this one
 still keeps the hold.
-Each flush first reads every socket's latest answer itself (``read``): noted only
-at the socket's own pings, the heartbeat would lag a whole ping interval more.
+Each hold notes every answer the moment its socket reads it (holds.py: ``answered``),
+so a flush writes the socket's latest sign of life without asking the socket.
 
 The heartbeat is what another worker's watchdog reads when this worker died
 with the socket (rooms.py): it releases a hold whose heartbeat no worker has
@@ -37,7 +37,6 @@ import logging
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import redis
@@ -72,7 +71,6 @@ class Beat:
     alive_ms: int
     samples: list[int] = field(default_factory=list)   # round trips, oldest first
     away: Exception | None = None       # why its last write failed, until one succeeds
-    read: Callable[[], tuple[int, list[int]]] | None = None    # the socket's news, now
     lost: bool = False                  # a write of its news ever failed or came late
 
 
@@ -97,10 +95,9 @@ class Beats:
     def _wake(self) -> None:
         self._paced, self._woke = self.pace(), time.monotonic()
 
-    def add(self, owner: str, code: str, pid: str, alive_ms: int,
-            read: Callable[[], tuple[int, list[int]]] | None = None) -> None:
+    def add(self, owner: str, code: str, pid: str, alive_ms: int) -> None:
         with self._lock:
-            self._beats[owner] = Beat(code, pid, owner, alive_ms, read=read)
+            self._beats[owner] = Beat(code, pid, owner, alive_ms)
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="beats", daemon=True)
                 self._thread.start()
@@ -139,9 +136,6 @@ class Beats:
         news wait for the next flush). ``wait``: return once the writes are done, raising the
         first failure."""
         self._wake()
-        for b in list(self._beats.values()):
-            if b.read is not None:
-                self.note(b.owner, *b.read())
         with self._lock:
             batch: dict[int, list[tuple[Beat, list[int]]]] = defaultdict(list)
             for b in self._beats.values():

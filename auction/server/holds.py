@@ -1,31 +1,70 @@
-"""One press of the hold socket, as the server decides it; the socket itself is web/live/hold.py.
+"""One press of the hold socket, from press to bid: all of its dating, in one place.
 
-The server's own timestamps decide: the press is the moment the upgrade
-request arrived, the release the moment the client's ``release`` message,
-close frame or end of stream arrived, or its last sign of life. The socket
-hears the client (``Line``); everything it hears is judged here: the seat and
-its hold slot (one live socket a seat), the player's round trip (the pings'
-answers, kept per seat in the store), the press dated with an entry grace and
-the release dated back by the latency, by the formulas of
-``auction.game.fairness`` (the model: docs/fairness.md), and whether the
-server ended the hold meanwhile -- the bank ran dry, the round went away --
-read from the room as the hub hands it on.
+The hold socket (web/live/hold.py, with wire.py and tap.py) moves frames and
+nothing more. It measures what only it can see, on the game's clock -- when the
+upgrade request arrived, when the socket opened, the kernel's round trip, when
+each of its pings went out and when the answer came, when the client's
+``release``, close or end of stream arrived -- and hands each fact to this
+``Hold`` as a plain value, as it happens. What the facts mean is decided here,
+by the formulas of ``auction.game.fairness`` (the model: docs/fairness.md),
+and written through ``Rooms``, the one writer. In the order a hold lives it:
+
+1. **The seat and its slot** (``claim``): one live socket a seat. The slot is
+   also the holder's heartbeat, which the worker's batch writes (beats.py).
+2. **The press** (``entry_ping``, then ``press``): dated at its arrival. One
+   that arrived after go is dated back by the entry grace, two of the seat's
+   round trips (three over TLS), within the cap; a seat never measured first
+   asks its socket to wait for one ping's answer (``entry_ping`` says how
+   long), and no answer in time earns no grace.
+3. **While held**: each ping sent and each answer (``pinged``, ``answered``)
+   are the round trips, kept per seat in the store, and the signs of life; the
+   server's own endings -- the room as the hub hands it on (``ended``), the
+   bank's end and a line fallen silent (``next_due``, ``due``), a heartbeat the
+   store did not take (``check``).
+4. **The release** (``release``): the moment the client's frames arrived,
+   dated back by the seat's round trip, the room's lag in showing this round's
+   spending and the seat's own stream's lateness (``ReleaseDating``).
+5. **The end** (``close``).
+
+Why it is built so:
+
+- *The socket calls the hold, never the reverse.* The hold keeps the facts it
+  was handed (the last sign of life, the pings not yet answered) and asks no
+  one for them; the one thing it needs the socket to do -- wait for a ping's
+  answer before a late press -- it asks by returning a value (``entry_ping``),
+  and the socket does it before calling ``press``. Each answer is noted in the
+  worker's heartbeat batch the moment the socket reads it, so the heartbeat is
+  as fresh as the socket's last read, and the batch reads no socket.
+- *A release is data, not a closure.* ``Rooms.act`` retries a save that lost a
+  race from a fresh load, and a release must be dated from the room as saved
+  (its ``shown``: when the room published spending to every stream at once),
+  not from a copy this hold last saw: no client's stream can move it. So the
+  release goes to ``Rooms.release`` as a frozen ``ReleaseDating`` whose
+  ``action`` is a pure function of the room as loaded, and the outcome carries
+  the action saved: the moment charged comes back with it, and none means the
+  room had no hold left to let go (it ended before: say why, never drop it).
+- *The formulas stay in the pure game.* ``fairness`` says what to charge from
+  numbers alone (tested without a server); this module only gathers the
+  numbers. The store keeps them under its named keys (store.py): the seat's
+  slot, its round trips, and how late its stream showed spending -- which the
+  stream notes as it writes that view (watch.py; ``fairness.stream_lateness``):
+  only the worker's own wait counts, from the publication or the stream's
+  previous write, so a client that stops reading its stream earns nothing.
 """
 
 from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from typing import Protocol
 
 from ..game import fairness, rules
-from . import lateness
 from .beats import Beats
+from .clock import Clock
 from .hold_messages import Ending, Refusal
 from .hub import Hub, Listener
 from .record import Room
-from .rooms import Outcome, Rooms
-from .store import NoSuchRoom, hold_key
+from .rooms import Rooms
+from .store import NoSuchRoom, Store, hold_key
 
 DEAD_MS = 1_000          # silence after which a holder is taken for gone (two beats)
 # ... if it was asked: a ping this old is still unanswered. Silence counts only while
@@ -36,73 +75,77 @@ DEAD_MS = 1_000          # silence after which a holder is taken for gone (two b
 UNANSWERED_MS = 500
 
 
-class Line(Protocol):
-    """What the hold asks of its socket, which alone hears the client."""
-
-    @property
-    def alive_ms(self) -> int:
-        """The client's last sign of life: an answer to a ping, or the opening."""
-
-    @property
-    def asked_ms(self) -> int | None:
-        """When the oldest ping the client has not answered was sent (None: none)."""
-
-    @property
-    def kernel_rtt_ms(self) -> int | None:
-        """The kernel's round trip of the connection (behind a proxy: to the proxy)."""
-
-    def round_trips(self) -> list[int]:
-        """The round trips the pings' answers measured since last asked."""
-
-    def probe(self, wait_s: float) -> None:
-        """Ping once, and wait at most ``wait_s`` for the answer."""
+def _open_hold(room: Room, seat: str, rnd: int) -> rules.Hold | None:
+    """The seat's hold in round ``rnd`` of ``room``, if it is still held there."""
+    current = room.game.current
+    hold = current.holds.get(seat) if current and current.number == rnd else None
+    return hold if hold is not None and hold.release_ms is None else None
 
 
 @dataclass(frozen=True)
 class ReleaseDating:
-    """When a release counts: the moment it arrived, dated back by the player's latency
-    from when the room showed everyone this round's spending -- as the room is saved,
-    not as this hold last saw it, so no client's stream can move it."""
+    """A release as data: when it counts is the moment it arrived, dated back by the
+    player's latency from when the room showed everyone this round's spending -- as
+    the room is loaded in the composer's try, not as this hold last saw it."""
 
+    seat: str
+    round: int
     arrived_ms: int
     rtt_ms: int | None
     cap_ms: int
-    round: int
     spend_ms: int
     late_ms: int = 0    # how late the seat's own stream showed it, the server's doing
 
     def moment(self, room: Room) -> int:
-        shown = room.spending_shown(self.round)
-        if shown is not None:
-            shown += self.late_ms
         return fairness.release_moment(self.arrived_ms, self.rtt_ms, self.cap_ms,
-                                       self.spend_ms, shown)
+                                       self.spend_ms, room.spending_shown(self.round),
+                                       self.late_ms)
+
+    def action(self, room: Room, pid: str) -> rules.Release | None:
+        """Seat ``pid``'s release in ``room`` as loaded; None if the room no longer has
+        this hold (it ended before: there is nothing to let go)."""
+        if _open_hold(room, self.seat, self.round) is None:
+            return None
+        return rules.Release(pid, self.moment(room))
 
 
 class Hold:
     """One press of one seat, from its socket's open to its close.
 
-    In order: ``seat`` (None: not seated), ``claim``, ``press``; then, while it
-    lasts, ``check`` and ``ended`` at each ping, ``due`` when ``next_due``
-    comes, ``release`` when the client lets go; ``close`` at the end."""
+    In order: ``seat`` (None: not seated), ``claim``, ``entry_ping`` and ``press``;
+    then, while it lasts, ``pinged`` and ``answered`` as the socket sends and reads,
+    ``check`` and ``ended`` at each ping, ``due`` when ``next_due`` comes, ``release``
+    when the client lets go; ``close`` at the end."""
 
-    def __init__(self, rooms: Rooms, hub: Hub, beats: Beats, cap_ms: int, code: str,
-                 token: str, room: Room, pressed_ms: int, tls: bool, line: Line) -> None:
-        self.rooms, self.hub, self.beats = rooms, hub, beats
+    def __init__(self, rooms: Rooms, store: Store, clock: Clock, hub: Hub, beats: Beats,
+                 cap_ms: int, code: str, token: str, room: Room, *, pressed_ms: int,
+                 opened_ms: int, tls: bool = False, kernel_rtt_ms: int | None = None) -> None:
+        # The worker's parts it works through: kept private, the web layer holds the hold.
+        self._rooms, self._store, self._clock = rooms, store, clock
+        self._hub, self._beats = hub, beats
         self.cap_ms = cap_ms        # the latency compensation cap; 0: none
-        self.dated_back_ms: int | None = None   # how far the release was dated back
         self.code = code
         self.token = token
-        self.room = room            # as loaded before the press
-        self.pressed_ms = pressed_ms
-        self.tls = tls              # a socket over TLS took a round trip more
-        self.line = line
+        self._room = room           # as loaded before the press
         self.seat = room.seat_of(token)
         self.sid = secrets.token_hex(8)
+        # What the socket measured as it opened.
+        self.pressed_ms = pressed_ms    # when the upgrade request arrived
+        self.tls = tls                  # a socket over TLS took a round trip more
+        # The kernel's round trip of the connection: behind a proxy, to the proxy; so only
+        # a floor, for a hold too short for any ping's answer.
+        self.kernel_rtt_ms = kernel_rtt_ms
+        # What it has heard since: the last sign of life (an answer to one of its pings,
+        # or the opening) and when each ping not yet answered went out.
+        self.alive_ms = opened_ms
+        self._asked: list[int] = []
+        self._entry_rtt: int | None = None  # the round trip a late press is dated by
+        # The press, once it counted.
         self.round: int | None = None       # the round and spending start this hold is in
         self.spend_ms = 0
         self.runs_out = 0                   # when the seat's bank runs dry
         self.version = 0                    # the room's version that holds this press
+        self.dated_back_ms: int | None = None   # how far the release was dated back
         self._listener: Listener | None = None
 
     @property
@@ -110,22 +153,47 @@ class Hold:
         """Whether the press counted (the socket said ``in``)."""
         return self.round is not None
 
+    # -- 1. the seat and its slot -------------------------------------------------
+
     def claim(self) -> bool:
         """Take the seat's hold slot, unless another live socket has it; then keep its
         heartbeat and listen to the room -- before the press, so no change slips between."""
         assert self.seat is not None
-        if not self.rooms.store.take_slot(hold_key(self.code, self.seat), self.sid,
-                                          self.rooms.clock.now_ms(), DEAD_MS):
+        if not self._store.take_slot(hold_key(self.code, self.seat), self.sid,
+                                    self._clock.now_ms(), DEAD_MS):
             return False
-        self.beats.add(self.sid, self.code, self.seat, self.line.alive_ms,
-                       lambda: (self.line.alive_ms, self.line.round_trips()))
-        self._listener = self.hub.listen(self.code)
+        self._beats.add(self.sid, self.code, self.seat, self.alive_ms)
+        self._listener = self._hub.listen(self.code)
         return True
+
+    # -- 2. the press ---------------------------------------------------------------
+
+    def _late_entry(self) -> bool:
+        """Whether the press arrived at or after go, with compensation on: then it is
+        dated back by the entry grace."""
+        rnd = self._room.game.current
+        return rnd is not None and self.pressed_ms >= rnd.go_ms and self.cap_ms > 0
+
+    def entry_ping(self) -> int | None:
+        """Before ``press``: how long (ms) the socket is to wait for the answer to one
+        ping first -- a press that came after go on a seat never measured, waiting at
+        most two caps -- or None: press at once."""
+        if not self._late_entry():
+            return None
+        self._entry_rtt = self._measured_rtt()
+        return fairness.entry_ping_wait(self.cap_ms) if self._entry_rtt is None else None
 
     def press(self) -> Refusal | None:
         """Press, dated by the rules' grace for a late entry; why not, if it does not count."""
+        rnd = self._room.game.current
+        at = self.pressed_ms
         try:
-            outcome = self._press()
+            if rnd is not None and self._late_entry():
+                # The round trip ``entry_ping`` found, or -- after its ping -- the seat's
+                # estimate now. None (no answer in time) earns no grace.
+                rtt = self._entry_rtt if self._entry_rtt is not None else self._measured_rtt()
+                at = fairness.press_moment(at, rnd.go_ms, rtt, self.cap_ms, self.tls)
+            outcome = self._rooms.press(self.code, self.token, at)
         except rules.PressRefused as refused:
             return refused.reason
         except (rules.NotAllowed, NoSuchRoom):
@@ -138,49 +206,34 @@ class Hold:
         self.runs_out = rnd.spend_ms + player.bank_ms
         return None
 
-    def _press(self) -> Outcome:
-        rnd = self.room.game.current
-        at = self.pressed_ms
-        if rnd is not None and at >= rnd.go_ms and self.cap_ms > 0:
-            at = fairness.press_moment(at, rnd.go_ms, self._entry_rtt(), self.cap_ms, self.tls)
-        return self.rooms.as_player(self.code, self.token, lambda pid: rules.Press(pid, at))
+    # -- 3. while held: round trips, signs of life, the server's own endings --------
 
-    def _entry_rtt(self) -> int | None:
-        """The round trip for a press that came after go: the seat's estimate, or,
-        for a seat never measured, one ping on this socket, waiting at most two
-        caps. No answer in time: None, which earns no grace (fairness.entry_grace)."""
-        rtt = self._measured_rtt()
-        if rtt is None:
-            self.line.probe(fairness.entry_ping_wait(self.cap_ms) / 1000)
-            rtt = self._measured_rtt()
-        return rtt
+    def pinged(self, sent_ms: int) -> None:
+        """The socket sent a ping at ``sent_ms``."""
+        self._asked.append(sent_ms)
 
-    def note(self) -> None:
-        """Hand the worker's heartbeat batch the line's last sign of life and new round trips."""
-        self.beats.note(self.sid, self.line.alive_ms, self.line.round_trips())
+    def answered(self, sent_ms: int, at_ms: int) -> None:
+        """The socket read, at ``at_ms``, the answer to its ping of ``sent_ms`` (one of its
+        own: random payloads, so never sent before the ping arrived): a sign of life and
+        a round trip, noted at once for the worker's heartbeat batch. Answers come in
+        order, and a client may answer only the latest of several pings (RFC 6455
+        5.5.3): the earlier ones count as answered too."""
+        self.alive_ms = at_ms
+        self._asked = [t for t in self._asked if t > sent_ms]
+        self._beats.note(self.sid, at_ms, [at_ms - sent_ms])
 
     def _measured_rtt(self) -> int | None:
         """The seat's round-trip estimate from ping answers, this socket's included
         (those the worker has not written yet first: they are the newest)."""
-        self.note()
         assert self.seat is not None
-        samples = self.beats.pending(self.sid) + self.rooms.store.rtt_samples(self.code,
-                                                                              self.seat)
+        samples = self._beats.pending(self.sid) + self._store.rtt_samples(self.code, self.seat)
         return fairness.estimate_rtt(samples)
-
-    def _late(self) -> int:
-        assert self.seat is not None and self.round is not None
-        return lateness.of(self.rooms.store, self.code, self.seat, self.round)
-
-    def _rtt(self) -> int | None:
-        rtt = self._measured_rtt()
-        return self.line.kernel_rtt_ms if rtt is None else rtt
 
     def check(self) -> None:
         """Raise what this hold's last heartbeat write raised: a hold whose heartbeat
         cannot be kept ends (``unavailable``); another worker releases it at its last
         written heartbeat."""
-        self.beats.check(self.sid)
+        self._beats.check(self.sid)
 
     def ended(self) -> Ending | None:
         """None while the hold stands; else why the server ended it: the bank ran out
@@ -200,7 +253,7 @@ class Hold:
         if hold is not None and hold.release_ms is not None:
             ran_out = hold.release_ms >= self.runs_out
         else:
-            ran_out = self.rooms.clock.now_ms() >= self.runs_out
+            ran_out = self._clock.now_ms() >= self.runs_out
         return "bank_empty" if ran_out else "unavailable" if store_away else "round_over"
 
     def _news(self) -> Room | None:
@@ -215,7 +268,7 @@ class Hold:
         news = listener.latest
         if listener.missed:
             listener.missed = False
-            room, self.version = self.rooms.load(self.code)
+            room, self.version = self._rooms.load(self.code)
             return room
         if news is not None and news.version >= self.version:
             return news.room
@@ -225,10 +278,10 @@ class Hold:
         """From when the line counts as dead if nothing more is heard: DEAD_MS after its
         last sign of life and UNANSWERED_MS after the oldest ping it has not answered;
         None while no ping is unanswered (nothing was asked)."""
-        asked = self.line.asked_ms
+        asked = min(self._asked, default=None)
         if asked is None:
             return None
-        return max(self.line.alive_ms + DEAD_MS, asked + UNANSWERED_MS)
+        return max(self.alive_ms + DEAD_MS, asked + UNANSWERED_MS)
 
     def next_due(self) -> int:
         """When ``due`` may next find something: the bank's end, or just past the line's
@@ -240,44 +293,47 @@ class Hold:
         """End the hold if its bank ran dry (fired now rather than at the next tick) or
         its line fell silent (released at its last sign of life); None: neither."""
         if now_ms >= self.runs_out:
-            self.rooms.act(self.code, lambda room: None)
+            self._rooms.act(self.code, lambda room: None)
             return "bank_empty"
         dead = self._dead_line()
         if dead is not None and now_ms > dead:
-            self.release(self.line.alive_ms)
+            self.release(self.alive_ms)
             return "connection_lost"
         return None
+
+    # -- 4. the release ------------------------------------------------------------
+
+    def _rtt(self) -> int | None:
+        """The round trip a release is dated back by: the seat's estimate, or the
+        kernel's as a floor for a hold no ping was ever answered on."""
+        rtt = self._measured_rtt()
+        return self.kernel_rtt_ms if rtt is None else rtt
 
     def release(self, arrived_ms: int) -> Ending | None:
         """Let go at a moment the client's frames arrived (its release, its close, or
         its last sign of life), dated back by the player's latency. None: this let go;
         else why the hold had already ended (another worker released it, say, while
         the store was away): never dropped without a word to the player."""
-        assert self.round is not None
-        rtt = self._rtt() if self.cap_ms > 0 else None
-        late = min(self._late(), self.cap_ms) if self.cap_ms > 0 else 0
-        dating = ReleaseDating(arrived_ms, rtt, self.cap_ms, self.round, self.spend_ms, late)
-        moments: list[int] = []
-        held: list[bool] = []       # whether the room, as loaded, still had this hold
-
-        def moment(room: Room) -> int:
-            held.append(self._ending(room) is None)
-            moments.append(dating.moment(room))
-            return moments[-1]
-
+        assert self.seat is not None and self.round is not None
+        on = self.cap_ms > 0
+        rtt = self._rtt() if on else None
+        late = self._store.late_ms(self.code, self.seat, self.round) if on else 0
+        dating = ReleaseDating(self.seat, self.round, arrived_ms, rtt, self.cap_ms,
+                               self.spend_ms, late)
         try:
-            outcome = self.rooms.release(self.code, self.token, moment)
+            outcome = self._rooms.release(self.code, self.token, dating)
         except (rules.NotAllowed, NoSuchRoom):
             return "round_over"         # the seat or the room is gone
-        if held and not held[-1]:
-            return self._ending(outcome.room, self.beats.lost(self.sid)) or "round_over"
-        if moments:     # the compensation applied, for the worker's metrics
-            self.dated_back_ms = arrived_ms - moments[-1]
+        if outcome.action is None:      # the room no longer had this hold to let go
+            return self._ending(outcome.room, self._beats.lost(self.sid)) or "round_over"
+        assert isinstance(outcome.action, rules.Release) and outcome.action.at_ms is not None
+        self.dated_back_ms = arrived_ms - outcome.action.at_ms  # for the worker's metrics
         return None
+
+    # -- 5. the end ----------------------------------------------------------------
 
     def close(self) -> None:
         """The socket ends: stop listening, write the heartbeat's last news, free the slot."""
         if self._listener is not None:
             self._listener.close()
-        self.note()
-        self.beats.remove(self.sid)
+        self._beats.remove(self.sid)

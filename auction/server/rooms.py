@@ -14,6 +14,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from ..game import fairness, rules
 from ..game.rematch import table_again
@@ -50,10 +51,20 @@ Build = Callable[[Room], rules.Action | None]
 
 @dataclass
 class Outcome:
-    """What an action did: the saved room and its version."""
+    """What an action did: the saved room, its version, and the action applied to it
+    (None: only what was due)."""
 
     room: Room
     version: int
+    action: rules.Action | None = None
+
+
+class Releasing(Protocol):
+    """A release as data (holds.py's ``ReleaseDating``): the composer asks it, on each
+    try, what to apply to the room as loaded."""
+
+    def action(self, room: Room, pid: str) -> rules.Release | None:
+        """Seat ``pid``'s release in ``room`` as loaded; None: nothing to let go there."""
 
 
 def _ttl(game: rules.Game) -> int:
@@ -184,7 +195,7 @@ class Rooms:
                 self.store.reschedule(code, version, deadline)
                 if deadline is not None:
                     self.wake(deadline)
-                return Outcome(room, version)
+                return Outcome(room, version, action)
             new_version = self.store.save(code, version, after_record, deadline,
                                           _ttl(room.game))
             if new_version is not None:
@@ -193,7 +204,7 @@ class Rooms:
                 if any(isinstance(e, rules.PhaseChanged) and e.phase is rules.Phase.ENDED
                        for e in events):   # each seated device's "your games" list
                     self.store.remember_game(list(room.seats), code, now)
-                return Outcome(room, new_version)
+                return Outcome(room, new_version, action)
         raise Conflict("the room is busy; try again")
 
     def tick(self, code: str) -> Outcome | None:
@@ -260,10 +271,16 @@ class Rooms:
                     room.kicked.append(seat)
         return self.as_player(code, token, lambda pid: rules.Kick(pid, target), after=bar)
 
-    def release(self, code: str, token: str, moment: Callable[[Room], int]) -> Outcome:
-        """Let go at ``moment(room)``: a hold dates its release from the room as it is
-        saved (when its spending was shown), not from a copy of its own (holds.py)."""
-        return self.act(code, lambda room: rules.Release(_seated(room, token), moment(room)))
+    def press(self, code: str, token: str, at_ms: int) -> Outcome:
+        """This device's seat presses, dated ``at_ms`` (holds.py)."""
+        return self.act(code, lambda room: rules.Press(_seated(room, token), at_ms))
+
+    def release(self, code: str, token: str, releasing: Releasing) -> Outcome:
+        """This device's seat lets go as ``releasing`` says of the room as each try loads
+        it: a hold dates its release from the room as it is saved (when its spending was
+        shown), not from a copy of its own (holds.py). The outcome's ``action`` is the
+        release saved; None if the room no longer had it to let go."""
+        return self.act(code, lambda room: releasing.action(room, _seated(room, token)))
 
     def leave(self, code: str, token: str) -> Outcome:
         def build(room):

@@ -22,7 +22,7 @@ from .clock import Clock
 from .config import ServerConfig
 from .connection import cluster_options, connect
 from .faces import LimiterStorage, Lookup
-from .holds import Hold, Line
+from .holds import Hold
 from .hub import Hub
 from .leases import Lease
 from .record import Room, digest
@@ -140,7 +140,7 @@ class Service:
 
     def watch(self, code: str) -> Watch:
         """Room ``code`` for an event stream, kept at its newest change; NoSuchRoom if none."""
-        return Watch(self._hub, self._rooms, self._clock, code)
+        return Watch(self._hub, self._rooms, self._store, self._clock, code)
 
     def _view(self, room: Room, token: str | None) -> View:
         return view_for(room.game, room.seat_of(token), self.now_ms())
@@ -179,15 +179,19 @@ class Service:
 
     # -- the hold socket and the limits ----------------------------------------------
 
-    def hold(self, code: str, token: str, pressed_ms: int, tls: bool, line: Line,
-             room: Lookup | None = None) -> Hold:
-        """A press of room ``code``'s hold socket that arrived at ``pressed_ms``, heard
-        through ``line``; NoSuchRoom if there is no such room. Its ``seat`` is None if
+    def hold(self, code: str, token: str, room: Lookup | None = None, *, pressed_ms: int,
+             opened_ms: int, tls: bool, kernel_rtt_ms: int | None) -> Hold:
+        """A press of room ``code``'s hold socket whose upgrade request arrived at
+        ``pressed_ms`` and which opened at ``opened_ms`` (``tls``: over TLS;
+        ``kernel_rtt_ms``: the kernel's round trip of its connection), all as the socket
+        measured them; NoSuchRoom if there is no such room. Its ``seat`` is None if
         this device is not seated there. ``room``: the room as this request already
-        loaded it (to find the seat for the limits), so the press loads it once less."""
+        loaded it (to find the seat for the limits), so the press loads it once less.
+        The socket hands the hold each fact it measures after (holds.py)."""
         record = (self.load(code) if room is None else room)._record
-        return Hold(self._rooms, self._hub, self._beats, self._cap_ms, code, token, record,
-                    pressed_ms, tls, line)
+        return Hold(self._rooms, self._store, self._clock, self._hub, self._beats, self._cap_ms,
+                    code, token, record, pressed_ms=pressed_ms, opened_ms=opened_ms, tls=tls,
+                    kernel_rtt_ms=kernel_rtt_ms)
 
     def lease(self, key: str, cap: int, ttl_ms: int) -> Lease:
         """One of at most ``cap`` connections open at once under ``key``, for ``ttl_ms``

@@ -9,12 +9,13 @@ keep-alives.
 
 from __future__ import annotations
 
+from ..game import fairness
 from ..game.views import View, view_for
-from . import lateness
 from .clock import Clock
 from .hub import Hub
 from .record import Room
 from .rooms import Rooms
+from .store import Store
 
 
 class Watch:
@@ -24,9 +25,10 @@ class Watch:
     _room: Room
     version: int
 
-    def __init__(self, hub: Hub, rooms: Rooms, clock: Clock, code: str) -> None:
+    def __init__(self, hub: Hub, rooms: Rooms, store: Store, clock: Clock, code: str) -> None:
         self.code = code
         self._rooms = rooms
+        self._store = store
         self._clock = clock
         self._listener = hub.listen(code)
         self._spending_shown: int | None = None     # the last round whose spending it showed
@@ -42,8 +44,9 @@ class Watch:
 
     def showing(self, token: str | None, view: View, idle_ms: int) -> tuple | None:
         """If ``view`` first shows this seat a round's spending, what ``shown_late``
-        will note once it is written: (seat, round, the server's own wait, lateness.py)
-        from the stream's last moment free (``idle_ms``) to now. None otherwise."""
+        will note once it is written: (seat, round, the server's own wait,
+        fairness.stream_lateness) from the stream's last moment free (``idle_ms``) to
+        now. None otherwise. The seat's release is dated by it (holds.py)."""
         rnd = view.get("round")
         if view.get("phase") != "spending" or rnd == self._spending_shown:
             return None
@@ -51,10 +54,10 @@ class Watch:
         pid, shown = self._room.seat_of(token), self._room.spending_shown(rnd)
         if pid is None or shown is None:
             return None
-        return pid, rnd, lateness.wait_ms(shown, idle_ms, self._clock.now_ms())
+        return pid, rnd, fairness.stream_lateness(shown, idle_ms, self._clock.now_ms())
 
     def shown_late(self, pid: str, rnd: int, late_ms: int) -> None:
-        lateness.note(self._rooms.store, self.code, pid, rnd, late_ms)
+        self._store.note_late(self.code, pid, rnd, late_ms)
 
     def now_ms(self) -> int:
         return self._clock.now_ms()

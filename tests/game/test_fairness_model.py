@@ -47,6 +47,26 @@ def test_compensation_is_capped():
     assert fairness.compensation(900, CAP, 1_000, 1_040) == CAP + 40
 
 
+def test_a_seats_own_stream_lateness_is_credited_within_the_cap():
+    # The room showed spending at 10_020; this seat's stream wrote it 60 ms later still,
+    # its worker busy with the other streams: the release is dated from 10_080.
+    spend, shown, rtt, held, late = 10_000, 10_020, 200, 1_000, 60
+    arrived = shown + late + rtt + held
+    assert fairness.release_moment(arrived, rtt, CAP, spend, shown, late) - spend == held
+    # Capped like the round trip, and nothing at all with compensation off.
+    assert fairness.compensation(0, CAP, spend, spend, 900) == CAP
+    assert fairness.release_moment(5_000, 200, 0, 4_000, 4_050, 60) == 5_000
+
+
+def test_a_streams_lateness_is_only_the_servers_own_wait():
+    # Published at 1_000, the write ready at 1_070: 70 ms the server's.
+    assert fairness.stream_lateness(1_000, 900, 1_070) == 70
+    # The stream's previous write went out only at 1_050 (a client slow to read it):
+    # the wait counts from there, so stalling a stream earns nothing.
+    assert fairness.stream_lateness(1_000, 1_050, 1_070) == 20
+    assert fairness.stream_lateness(1_000, 1_200, 1_070) == 0
+
+
 def test_cap_zero_switches_everything_off():
     assert fairness.release_moment(5_000, 200, 0, 4_000, 4_050) == 5_000
     assert fairness.entry_grace(200, 0) == 0

@@ -21,14 +21,14 @@ def _hold(release_ms: int | None, lost: bool = False) -> Hold:
     game.current = rules.Round(1, 0, 3_000, 4_000, {"p2": rules.Hold(2_500, release_ms)})
     loaded = Room(game, shown=[1, 4_000])
 
-    def release(code, token, moment):
-        moment(loaded)
-        return Outcome(loaded, 8)
+    def release(code, token, releasing):
+        return Outcome(loaded, 8, releasing.action(loaded, "p2"))
 
-    rooms = SimpleNamespace(clock=SimpleNamespace(now_ms=lambda: 5_500), release=release)
+    rooms = SimpleNamespace(release=release)
+    clock = SimpleNamespace(now_ms=lambda: 5_500)
     beats = SimpleNamespace(lost=lambda sid: lost)
-    hold = Hold(rooms, None, beats, 0, "ABCD", "token", Room(rules.new_game("ABCD")), 2_500,
-                False, None)
+    hold = Hold(rooms, None, clock, None, beats, 0, "ABCD", "token",
+                Room(rules.new_game("ABCD")), pressed_ms=2_500, opened_ms=2_500)
     hold.seat, hold.round, hold.spend_ms, hold.runs_out = "p2", 1, 4_000, 6_000
     return hold
 

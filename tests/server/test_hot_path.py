@@ -64,8 +64,8 @@ def _hold_after_press(latest):
     from auction.server.hub import Listener
     from auction.server.record import Room
     clock = SimpleNamespace(now_ms=lambda: 5_500)
-    hold = Hold(SimpleNamespace(clock=clock), None, None, 0, "ABCD", "token",
-                Room(rules.new_game("ABCD")), 5_000, False, None)
+    hold = Hold(None, None, clock, None, None, 0, "ABCD", "token",
+                Room(rules.new_game("ABCD")), pressed_ms=5_000, opened_ms=5_000)
     hold.seat, hold.round, hold.version, hold.runs_out = "p2", 1, 7, 6_000
     hold._listener = Listener(hub=None, code="ABCD")
     hold._listener.latest = latest

@@ -1,12 +1,15 @@
 """The hold socket: opening it presses the button, closing it lets go.
 
-This module is the socket alone: it timestamps every frame the client sends
-(tap.py), pings (protocol pings, answered by the browser itself) and sends the
-hold's messages; what a press, a release or a silence means -- the
-seat, the slot, the dating of both moments by the player's round trip, whether
-the server ended the hold -- the server's ``Hold`` decides (server/holds.py),
-asking this socket what it heard (``Line``). The per-device limit on holds and
-the worker's count of them are taken here, around the hold.
+This module is the socket alone: it moves frames. It timestamps every frame the
+client sends (wire.py, tap.py), pings (protocol pings, answered by the browser
+itself) and sends the hold's messages; and it hands the server's ``Hold``
+(server/holds.py) what it measured, as plain values, as it happens: when the
+upgrade request arrived and the socket opened, the kernel's round trip, each
+ping sent and each answer read, the arrival of the client's release, close or
+end of stream. What those mean -- the seat, the slot, the dating of the press
+and the release, whether the server ended the hold -- the ``Hold`` decides; it
+never calls back. The per-device limit on holds and the worker's count of them
+are taken here, around the hold.
 
 A client that vanishes without closing is released at the last moment it was
 known alive, within a second; a holder's bank runs out at a moment known in
@@ -47,7 +50,7 @@ def init(app: Flask) -> None:
 
 
 class HoldSocket:
-    """One hold socket, from its open to its close: the ``Line`` its ``Hold`` hears by."""
+    """One hold socket, from its open to its close."""
 
     def __init__(self, ws: Wire, code: str, token: str, pressed_ms: int) -> None:
         self.svc = services()
@@ -55,6 +58,7 @@ class HoldSocket:
         self.code = code
         self.token = token
         self.pressed_ms = pressed_ms
+        self.opened_ms = ws.read()          # no frame read yet: the socket's opening
         self.tap = Tap(ws.ws, ws.read)      # each frame dated by its read's arrival
         ws.ws = self.tap
         self.tls = request.is_secure
@@ -64,31 +68,6 @@ class HoldSocket:
         # Only a floor for holds too short for any ping answer: behind a proxy
         # the kernel sees the proxy, not the phone.
         self.kernel_rtt_ms = kernel_rtt_ms(ws.sock)
-
-    # -- the Line: what the hold asks of this socket ------------------------------
-
-    @property
-    def alive_ms(self) -> int:
-        return self.tap.last_ms
-
-    @property
-    def asked_ms(self) -> int | None:
-        return self.tap.asked_ms
-
-    def round_trips(self) -> list[int]:
-        fresh, self.tap.fresh = self.tap.fresh, []
-        return fresh
-
-    def probe(self, wait_s: float) -> None:
-        self.tap.ponged = False
-        self._ping(self.svc.now_ms())
-        until = self.svc.now_ms() + wait_s * 1000
-        while not self.tap.ponged and self.ws.connected:
-            left = until - self.svc.now_ms()
-            if left <= 0 or not self.ws.pump(left / 1000):
-                return
-
-    # -- the socket ---------------------------------------------------------------
 
     @property
     def pressed(self) -> bool:
@@ -115,13 +94,15 @@ class HoldSocket:
 
     def run(self) -> None:
         try:
-            hold = self.hold = self.svc.hold(self.code, self.token, self.pressed_ms, self.tls,
-                                             self, load_room(self.code))
+            hold = self.hold = self.svc.hold(
+                self.code, self.token, load_room(self.code), pressed_ms=self.pressed_ms,
+                opened_ms=self.opened_ms, tls=self.tls, kernel_rtt_ms=self.kernel_rtt_ms)
         except NoSuchRoom:
             limits.missed_room()
             return self.refuse("no_room")
         if hold.seat is None:
             return self.refuse("not_seated")
+        self.tap.answered = hold.answered   # each answer to a ping, as it is read
         # Counted only now, per device: a cap taken before the seat check would
         # answer strangers differently while someone at their address holds.
         with limits.hold_lease() as lease:
@@ -153,6 +134,9 @@ class HoldSocket:
                 return
 
     def _hold(self, hold: Hold) -> None:
+        wait_ms = hold.entry_ping()     # a late press on a seat never measured: one ping first
+        if wait_ms is not None:
+            self._await_answer(hold, wait_ms)
         refusal = hold.press()
         if refusal is not None:
             return self.refuse(refusal)
@@ -185,7 +169,7 @@ class HoldSocket:
                 self.ws.pump(0)
                 hold.check()
                 beat = now >= next_beat
-                self._ping(now, beat)
+                self._ping(hold, now, beat)
                 if beat:
                     next_beat = now + BEAT_MS
                 next_ping = early.pop(0) if early else next_beat
@@ -212,11 +196,22 @@ class HoldSocket:
         if ended is not None:   # the hold had ended before (say, the store was away): say why
             self.end(ended)
 
-    def _ping(self, now: int, beat: bool = False) -> None:
+    def _await_answer(self, hold: Hold, wait_ms: int) -> None:
+        """Ping once, and read until its answer comes, at most ``wait_ms``."""
+        self.tap.ponged = False
+        self._ping(hold, self.svc.now_ms())
+        until = self.svc.now_ms() + wait_ms
+        while not self.tap.ponged and self.ws.connected:
+            left = until - self.svc.now_ms()
+            if left <= 0 or not self.ws.pump(left / 1000):
+                return
+
+    def _ping(self, hold: Hold, now: int, beat: bool = False) -> None:
         """A ping, and with ``beat`` the beat message behind it in the same write."""
         # Unpredictable payloads: an answer cannot be sent before the ping arrives.
         payload = secrets.token_bytes(8)
         self.tap.pings[payload] = now
+        hold.pinged(now)
         try:
             data = self.tap.send(Ping(payload))
             if beat:
@@ -224,22 +219,21 @@ class HoldSocket:
             self.ws.sock.sendall(data)
         except (OSError, LocalProtocolError):
             pass    # the connection is closing; the watch loop sees it and lets go
-        # (The answers reach the heartbeat without a note here: each flush of the
-        # worker's heartbeats reads every socket's news itself, server/beats.py.)
 
 
 def _route(code: str):
     ws = Wire(request.environ, services().now_ms, **current_app.config["SOCK_SERVER_OPTIONS"])
-    # The press: when the upgrade request arrived, not when a busy worker reached it.
-    g.arrived_ms = min(g.arrived_ms, ws.arrived_ms())
+    # The press: when the upgrade request arrived, not when a busy worker reached it --
+    # the kernel's note of its last data, or when it reached the app if that is earlier.
+    pressed_ms = min(g.arrived_ms, ws.arrived_ms())
     try:
-        hold(ws, code)
+        hold(ws, code, pressed_ms)
     except ConnectionClosed:
         pass
     return ws.finish()
 
 
-def hold(ws: Wire, code: str) -> None:
+def hold(ws: Wire, code: str, pressed_ms: int) -> None:
     try:
         code = room_code(code)
     except NoSuchRoom:
@@ -247,7 +241,7 @@ def hold(ws: Wire, code: str) -> None:
         metrics.REFUSED.labels("no_room").inc()
         ws.send(refused_message("no_room"))
         return
-    session = HoldSocket(ws, code, g.device_token, g.arrived_ms)
+    session = HoldSocket(ws, code, g.device_token, pressed_ms)
     try:
         with capacity().serving("holds"):
             session.run()
@@ -256,8 +250,3 @@ def hold(ws: Wire, code: str) -> None:
             session.end("unavailable")
         else:
             session.refuse("unavailable")
-    finally:
-        # The hold knows its socket as its line: without this the two, and the room the
-        # hold loaded, would outlive the socket as a cycle that only the collector's
-        # full pass frees -- hundreds a second on a busy worker (docs/scaling.md).
-        session.hold = None

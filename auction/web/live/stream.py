@@ -127,7 +127,7 @@ def serve(code: str, token: str | None, renderer: Renderer) -> ResponseReturnVal
                         # chunk it is given with a system call of its own.
                         yield "".join(messages)
                         idle_ms = watch.now_ms()
-                        if late is not None:    # the server's own wait (lateness.py)
+                        if late is not None:    # the server's own wait (fairness.stream_lateness)
                             watch.shown_late(*late)
                     # Keep-alives follow only what this stream sent, never the hidden
                     # changes that woke it, or their rhythm would tell who holds.

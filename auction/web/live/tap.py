@@ -1,9 +1,11 @@
 """What a hold socket itself tells about its client: when each frame arrived.
 
 ``Tap`` wraps the socket's protocol object and timestamps every frame as it is
-read, so a press, a release or a sign of life is dated when it reached the
-server, not when the hold's loop got round to it; ``kernel_rtt_ms`` reads the
-kernel's own round-trip estimate of the connection.
+read, so a release or a sign of life is dated when it reached the server, not
+when the hold's loop got round to it; ``kernel_rtt_ms`` reads the kernel's own
+round-trip estimate of the connection. It only measures: each answer to one of
+the socket's pings goes to ``answered`` as two plain moments (the ping's and
+the answer's), and the server's hold makes of them what they mean.
 """
 
 from __future__ import annotations
@@ -23,12 +25,13 @@ class Tap:
     def __init__(self, conn: Any, now_ms: Callable[[], int]) -> None:
         self._conn = conn
         self._now_ms = now_ms
-        self.last_ms = now_ms()
         self.text_ms: deque[int] = deque()
         self.closed_ms: int | None = None
         self.pings: dict[bytes, int] = {}  # unanswered pings: payload -> when sent
-        self.fresh: list[int] = []          # round trips not yet in the store
-        self.ponged = False                 # an answer came since the hold last asked
+        self.ponged = False                 # an answer came since the socket last asked
+        # Told of each answer to one of our pings: (when the ping went out, when the
+        # answer arrived). The socket points it at its hold (server/holds.py).
+        self.answered: Callable[[int, int], None] = _nobody
 
     def events(self) -> Iterator[Any]:
         for event in self._conn.events():
@@ -39,27 +42,25 @@ class Tap:
                 # pongs nobody asked for prove nothing.
                 sent = self.pings.pop(bytes(event.payload), None)
                 if sent is not None:
-                    self.last_ms = now
-                    self.fresh.append(now - sent)
                     self.ponged = True
                     # Pongs come in order, and a client may answer only the latest of
                     # several pings (RFC 6455 5.5.3): the earlier ones are answered too.
                     for payload, at in list(self.pings.items()):
                         if at <= sent:
                             del self.pings[payload]
+                    self.answered(sent, now)
             elif isinstance(event, CloseConnection):
                 self.closed_ms = now
             elif getattr(event, "message_finished", False):
                 self.text_ms.append(now)
             yield event
 
-    @property
-    def asked_ms(self) -> int | None:
-        """When the oldest ping still unanswered was sent; None: every ping was answered."""
-        return min(self.pings.values(), default=None)
-
     def __getattr__(self, name: str) -> Any:
         return getattr(self._conn, name)
+
+
+def _nobody(sent_ms: int, at_ms: int) -> None:
+    """Where answers go before the socket has a hold to tell."""
 
 
 def kernel_rtt_ms(sock: socket.socket) -> int | None:
