@@ -49,6 +49,7 @@ def register(app: Flask, service: Service) -> None:
     read_bodies_in_time(app)   # first: a body not in within 10 s is 408 (body_deadline.py)
     app.before_request(hosts.check_host)
     app.before_request(health.refuse_while_draining)   # before a device is made
+    app.before_request(_note_arrival)
     app.before_request(_refuse_cross_site)
     app.before_request(_identify)
     app.before_request(limits.mint)   # a visitor's commit gets a device, if the budget allows
@@ -67,8 +68,13 @@ def register(app: Flask, service: Service) -> None:
     health.wrap(app, service.store_answers)   # /healthz, /readyz, /metrics: in front of everything
 
 
-def _refuse_cross_site():
+def _note_arrival() -> None:
+    """When the request reached the app, on the game clock: what ``GET /clock`` answers,
+    and a hold socket's press if the kernel's note of its arrival is later (live/hold.py)."""
     g.arrived_ms = services().now_ms()
+
+
+def _refuse_cross_site():
     if identity.cross_site():
         identity.anonymous()
         return error(403, N_("cross-site request refused"))
