@@ -23,7 +23,7 @@ and written through ``Rooms``, the one writer. In the order a hold lives it:
    store did not take (``check``).
 4. **The release** (``release``): the moment the client's frames arrived,
    dated back by the seat's round trip, the room's lag in showing this round's
-   spending and the seat's own stream's lateness (``ReleaseDating``).
+   spending and the seat's own stream's lateness (``ReleaseDating``, at the end).
 5. **The end** (``close``).
 
 Why it is built so:
@@ -34,7 +34,9 @@ Why it is built so:
   answer before a late press -- it asks by returning a value (``entry_ping``),
   and the socket does it before calling ``press``. Each answer is noted in the
   worker's heartbeat batch the moment the socket reads it, so the heartbeat is
-  as fresh as the socket's last read, and the batch reads no socket.
+  as fresh as the socket's last read, and the batch reads no socket. And since
+  the hold holds nothing of its socket, the two leave no cycle for the
+  collector's full pass when the socket ends (docs/scaling.md).
 - *A release is data, not a closure.* ``Rooms.act`` retries a save that lost a
   race from a fresh load, and a release must be dated from the room as saved
   (its ``shown``: when the room published spending to every stream at once),
@@ -73,40 +75,6 @@ DEAD_MS = 1_000          # silence after which a holder is taken for gone (two b
 # that keeps time this changes nothing: the ping after a holder's last answer went out
 # a beat (500 ms) after the one answered, so it is this old when DEAD_MS have passed.
 UNANSWERED_MS = 500
-
-
-def _open_hold(room: Room, seat: str, rnd: int) -> rules.Hold | None:
-    """The seat's hold in round ``rnd`` of ``room``, if it is still held there."""
-    current = room.game.current
-    hold = current.holds.get(seat) if current and current.number == rnd else None
-    return hold if hold is not None and hold.release_ms is None else None
-
-
-@dataclass(frozen=True)
-class ReleaseDating:
-    """A release as data: when it counts is the moment it arrived, dated back by the
-    player's latency from when the room showed everyone this round's spending -- as
-    the room is loaded in the composer's try, not as this hold last saw it."""
-
-    seat: str
-    round: int
-    arrived_ms: int
-    rtt_ms: int | None
-    cap_ms: int
-    spend_ms: int
-    late_ms: int = 0    # how late the seat's own stream showed it, the server's doing
-
-    def moment(self, room: Room) -> int:
-        return fairness.release_moment(self.arrived_ms, self.rtt_ms, self.cap_ms,
-                                       self.spend_ms, room.spending_shown(self.round),
-                                       self.late_ms)
-
-    def action(self, room: Room, pid: str) -> rules.Release | None:
-        """Seat ``pid``'s release in ``room`` as loaded; None if the room no longer has
-        this hold (it ended before: there is nothing to let go)."""
-        if _open_hold(room, self.seat, self.round) is None:
-            return None
-        return rules.Release(pid, self.moment(room))
 
 
 class Hold:
@@ -337,3 +305,37 @@ class Hold:
         if self._listener is not None:
             self._listener.close()
         self._beats.remove(self.sid)
+
+
+def _open_hold(room: Room, seat: str, rnd: int) -> rules.Hold | None:
+    """The seat's hold in round ``rnd`` of ``room``, if it is still held there."""
+    current = room.game.current
+    hold = current.holds.get(seat) if current and current.number == rnd else None
+    return hold if hold is not None and hold.release_ms is None else None
+
+
+@dataclass(frozen=True)
+class ReleaseDating:
+    """A release as data: when it counts is the moment it arrived, dated back by the
+    player's latency from when the room showed everyone this round's spending -- as
+    the room is loaded in the composer's try, not as this hold last saw it."""
+
+    seat: str
+    round: int
+    arrived_ms: int
+    rtt_ms: int | None
+    cap_ms: int
+    spend_ms: int
+    late_ms: int = 0    # how late the seat's own stream showed it, the server's doing
+
+    def moment(self, room: Room) -> int:
+        return fairness.release_moment(self.arrived_ms, self.rtt_ms, self.cap_ms,
+                                       self.spend_ms, room.spending_shown(self.round),
+                                       self.late_ms)
+
+    def action(self, room: Room, pid: str) -> rules.Release | None:
+        """Seat ``pid``'s release in ``room`` as loaded; None if the room no longer has
+        this hold (it ended before: there is nothing to let go)."""
+        if _open_hold(room, self.seat, self.round) is None:
+            return None
+        return rules.Release(pid, self.moment(room))
