@@ -206,7 +206,7 @@ def schedule(seat: Seat, others: list[views.PlayerView]) -> list[float]:
     Each other player adds its share of the tilt: a labelled AI seat the tilt its
     rule book calls for (LABEL_TILT), anyone else TILT, once TRUST of the game has
     been seen. In a short game (under SHORT_ROUNDS rounds) anyone else adds
-    TILT_SHORT instead, and the last round weighs LAST_SHORT times more.
+    TILT_SHORT instead, and its share of a last round LAST_SHORT times heavier.
     """
     short = seat.rounds < SHORT_ROUNDS
     trust = min(1.0, (seat.round - 1) / max(1.0, TRUST * seat.rounds))
@@ -214,8 +214,8 @@ def schedule(seat: Seat, others: list[views.PlayerView]) -> list[float]:
     tilt = sum(LABEL_TILT.get(known.kind(p), mine) for p in others) / max(1, len(others))
     slope = tilt / max(1, seat.rounds - 1)
     out = [math.exp(slope * a) for a in range(seat.rounds_left)]
-    if short:
-        out[-1] *= LAST_SHORT
+    if short:  # (by the share of players whose tilt is not their label's)
+        out[-1] *= LAST_SHORT ** (sum(1 for p in others if not known.told(p)) / max(1, len(others)))
     return out
 
 
