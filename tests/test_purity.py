@@ -221,7 +221,7 @@ def test_what_the_server_names_is_its_face_and_nothing_behind_it():
 def test_the_service_has_no_public_attribute_and_hands_out_only_its_face(app):
     """The worker's Service (as create_app built it) holds everything behind it under
     private names; and what its methods hand the web layer -- a room's Lookup, a stream's
-    Watch, a Lease, finished games, the limiter's storage -- carries no server object
+    Watch, a press's Hold, a Lease, finished games, the limiter's storage -- carries no server object
     or client in a public attribute either."""
     service = app.extensions["auction"]
     assert [name for name in vars(service) if not name.startswith("_")] == []
@@ -230,8 +230,11 @@ def test_the_service_has_no_public_attribute_and_hands_out_only_its_face(app):
     handed = [service.load(code), service.view(code, token)[1], service.limiter_storage(),
               *service.recent_games(token)]
     watch = service.watch(code)
+    now = service.now_ms()
+    hold = service.hold(code, token, pressed_ms=now, opened_ms=now, tls=False,
+                        kernel_rtt_ms=None)
     with service.lease("purity", 1, 1000) as lease:
-        handed += [watch, lease]
+        handed += [watch, lease, hold]
         leaks = []
         for obj in handed:
             names = set(vars(obj) if hasattr(obj, "__dict__") else ()) | {
@@ -241,6 +244,7 @@ def test_the_service_has_no_public_attribute_and_hands_out_only_its_face(app):
                 if behind_the_face(type(value)):
                     leaks.append(f"{type(obj).__name__}.{name} is a {type(value).__name__}")
     watch.close()
+    hold.close()
     assert not leaks, leaks
 
 
