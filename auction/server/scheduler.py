@@ -19,8 +19,9 @@ from __future__ import annotations
 import logging
 import threading
 
+from .clock import Clock
 from .rooms import LEASE_MS, Rooms
-from .store import UNAVAILABLE
+from .store import UNAVAILABLE, Store
 
 log = logging.getLogger(__name__)
 
@@ -34,8 +35,10 @@ CLAIM_BATCH = 8
 class Scheduler:
     """Sleeps until the next deadline or a wake-up, then fires what is due."""
 
-    def __init__(self, rooms: Rooms):
+    def __init__(self, rooms: Rooms, store: Store, clock: Clock):
         self.rooms = rooms
+        self.store = store
+        self.clock = clock
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -62,7 +65,7 @@ class Scheduler:
         while not self._stop.is_set():
             self._wake.clear()   # before looking: a wake-up during the look is kept
             try:
-                self.rooms.clock.resync_if_due()
+                self.clock.resync_if_due()
                 wait = self.step()
                 if away:
                     log.warning("the store is back; timers run again")
@@ -78,7 +81,7 @@ class Scheduler:
 
     def step(self) -> float:
         """Fire every deadline due now; returns how long to sleep before looking again."""
-        store, clock = self.rooms.store, self.rooms.clock
+        store, clock = self.store, self.clock
         earliest = store.earliest()
         now = clock.now_ms()
         fired = sum(self._fire(shard) for shard, due in enumerate(earliest)
@@ -95,7 +98,7 @@ class Scheduler:
     def _fire(self, shard: int) -> int:
         """Claim and tick every due room of one shard, a batch at a time; returns how many."""
         fired = 0
-        store, clock = self.rooms.store, self.rooms.clock
+        store, clock = self.store, self.clock
         while True:
             codes = store.claim_due(shard, clock.now_ms(), LEASE_MS, CLAIM_BATCH)
             for code in codes:

@@ -61,7 +61,7 @@ class Service:
         self._hub = Hub(client)
         self._beats = Beats(self._store)
         self._rooms = Rooms(self._store, self._clock, self._cap_ms)
-        self._scheduler = Scheduler(self._rooms)
+        self._scheduler = Scheduler(self._rooms, self._store, self._clock)
         # A deadline set here wakes this worker's timer loop at once.
         self._rooms.wake = self._scheduler.wake
         self._rooms.holding_here = self._beats.has
