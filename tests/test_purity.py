@@ -135,13 +135,53 @@ ENTRY_POINTS = [PACKAGE.parent / "app.py", PACKAGE.parent / "gunicorn.conf.py"]
 
 def behind_the_face(cls: type) -> bool:
     """A class the web layer must never be handed: redis-py's, or one of the server's
-    outside FACE_MODULES (its exceptions excepted: the web layer catches them)."""
-    module = getattr(cls, "__module__", "") or ""
-    if module.split(".")[0] == "redis":
-        return True
-    if not module.startswith("auction.server.") or issubclass(cls, BaseException):
+    outside FACE_MODULES (its exceptions excepted: the web layer catches them) -- or a
+    subclass of one, wherever it is defined."""
+    if issubclass(cls, BaseException):
         return False
-    return module.rsplit(".", 1)[1] not in FACE_MODULES
+    for base in getattr(cls, "__mro__", (cls,)):
+        module = getattr(base, "__module__", "") or ""
+        if module.split(".")[0] == "redis":
+            return True
+        if module.startswith("auction.server.") and \
+                module.rsplit(".", 1)[1] not in FACE_MODULES:
+            return True
+    return False
+
+
+# The one server object the web layer holds knowingly: the store's connection pool, in
+# LimiterStorage.options. flask-limiter's Redis storage takes a pool (never a client),
+# and the web layer passes the options on unread (web/door/limits.py), so the limits
+# count on the store's own connections rather than a second pool per worker. Each such
+# field is (class, attribute): there, and only there, a redis ConnectionPool may be
+# reached, and the field may be typed loosely (the library's options are untyped).
+PASSED_ON = {("LimiterStorage", "options")}
+PASSED_ON_NAMES = {name for _, name in PASSED_ON}     # the web layer reads nothing inside
+
+
+def _passed_on(owner: str, name: str, cls: type) -> bool:
+    import redis
+
+    return (owner, name) in PASSED_ON and isinstance(cls, type) and \
+        issubclass(cls, redis.ConnectionPool)
+
+
+def _opaque(hint) -> list[str]:
+    """What a type hint hides: Any, object, or a bare tuple, list, dict, set or Callable
+    -- a face typed so could hand over anything, and the check by type would not see it."""
+    import collections.abc
+    import typing
+
+    if hint is typing.Any or hint is object:
+        return [repr(hint)]
+    bare = (tuple, list, dict, set, frozenset, collections.abc.Callable,
+            collections.abc.Mapping, collections.abc.Sequence)
+    if hint in bare:
+        return [f"bare {getattr(hint, '__name__', hint)}"]
+    if typing.get_origin(hint) is collections.abc.Callable and not typing.get_args(hint):
+        return ["bare Callable"]
+    args = [a for arg in typing.get_args(hint) for a in (arg if isinstance(arg, list) else [arg])]
+    return [why for arg in args if arg is not Ellipsis for why in _opaque(arg)]
 
 
 def _classes_named(hint) -> set[type]:
@@ -170,9 +210,18 @@ def _hints(obj) -> dict:
 def leaks_of(cls: type, constructor: bool) -> list[str]:
     """What a face class would hand over from behind the face: a public attribute it
     declares, or a public method (``__init__`` too when ``constructor``: the web builds
-    it) taking or returning such a class."""
-    found = [f"{cls.__name__}.{name}: {hint}" for name, hint in _hints(cls).items()
-             if not name.startswith("_") and any(map(behind_the_face, _classes_named(hint)))]
+    it) taking or returning such a class -- or giving a value typed so that it could be
+    one (untyped, Any, object, a bare container: the check by type cannot see through it)."""
+    found = []
+    for name, hint in _hints(cls).items():
+        if name.startswith("_"):
+            continue
+        behind = {c for c in _classes_named(hint) if behind_the_face(c)
+                  and not _passed_on(cls.__name__, name, c)}
+        if behind:
+            found.append(f"{cls.__name__}.{name}: {hint}")
+        elif _opaque(hint) and (cls.__name__, name) not in PASSED_ON:
+            found.append(f"{cls.__name__}.{name}: {_opaque(hint)}")
     for name, member in vars(cls).items():
         if isinstance(member, property):
             member = member.fget
@@ -181,10 +230,15 @@ def leaks_of(cls: type, constructor: bool) -> list[str]:
         if not callable(member) or (name.startswith("_") and
                                     not (constructor and name == "__init__")):
             continue
-        for arg, hint in _hints(member).items():
+        hints = _hints(member)
+        if "return" not in hints and name != "__init__":
+            found.append(f"{cls.__name__}.{name}(return): untyped")
+        for arg, hint in hints.items():
             named = {c.__name__ for c in _classes_named(hint) if behind_the_face(c)}
             if named:
                 found.append(f"{cls.__name__}.{name}({arg}): {sorted(named)}")
+            elif arg == "return" and _opaque(hint):     # what it gives, not what it takes
+                found.append(f"{cls.__name__}.{name}(return): {_opaque(hint)}")
     return found
 
 
@@ -212,6 +266,8 @@ def test_what_the_server_names_is_its_face_and_nothing_behind_it():
                 named = {c.__name__ for c in _classes_named(hint) if behind_the_face(c)}
                 if named:
                     leaks.append(f"{name}({arg}): {sorted(named)}")
+                elif arg == "return" and _opaque(hint):
+                    leaks.append(f"{name}({arg}): {_opaque(hint)}")
         elif behind_the_face(type(obj)):
             leaks.append(f"{name} is a {type(obj).__module__}.{type(obj).__qualname__}")
     assert not leaks, leaks
@@ -221,8 +277,10 @@ def test_what_the_server_names_is_its_face_and_nothing_behind_it():
 def test_the_service_has_no_public_attribute_and_hands_out_only_its_face(app):
     """The worker's Service (as create_app built it) holds everything behind it under
     private names; and what its methods hand the web layer -- a room's Lookup, a stream's
-    Watch, a press's Hold, a Lease, finished games, the limiter's storage -- carries no server object
-    or client in a public attribute either."""
+    Watch, a press's Hold, a Lease, finished games, the limiter's storage -- reaches no
+    server object or client either, through public attributes and properties, containers,
+    bound methods or closures (``_reachable_leaks``), but the store's pool that
+    LimiterStorage.options passes on to flask-limiter (PASSED_ON)."""
     service = app.extensions["auction"]
     assert [name for name in vars(service) if not name.startswith("_")] == []
     token = "purity-device-token-0123456789abcdef"
@@ -235,17 +293,60 @@ def test_the_service_has_no_public_attribute_and_hands_out_only_its_face(app):
                         kernel_rtt_ms=None)
     with service.lease("purity", 1, 1000) as lease:
         handed += [watch, lease, hold]
-        leaks = []
+        leaks: list[str] = []
         for obj in handed:
-            names = set(vars(obj) if hasattr(obj, "__dict__") else ()) | {
-                slot for cls in type(obj).__mro__ for slot in getattr(cls, "__slots__", ())}
-            for name in sorted(n for n in names if not n.startswith("_")):
-                value = getattr(obj, name)
-                if behind_the_face(type(value)):
-                    leaks.append(f"{type(obj).__name__}.{name} is a {type(value).__name__}")
+            leaks += _reachable_leaks(obj, type(obj).__name__)
     watch.close()
     hold.close()
     assert not leaks, leaks
+
+
+_PLAIN = (str, bytes, int, float, bool, type(None))
+
+
+def _reachable_leaks(obj, path: str, owner: tuple[str, str] = ("", ""), seen=None,
+                     depth: int = 0) -> list[str]:
+    """Where a server object or class behind the face can be reached from ``obj`` without a
+    private name: through public attributes and properties (of the project's objects),
+    the items of containers, a callable's ``__self__``, closure cells and defaults, a
+    partial's function and arguments. ``owner``: the (class, attribute) it came through."""
+    import functools
+    import types
+
+    seen = set() if seen is None else seen
+    if isinstance(obj, _PLAIN) or id(obj) in seen or depth > 6:
+        return []
+    seen.add(id(obj))
+    cls = obj if isinstance(obj, type) else type(obj)
+    if behind_the_face(cls):
+        return [] if _passed_on(*owner, cls) else [f"{path} is a {cls.__module__}.{cls.__qualname__}"]
+    if isinstance(obj, (type, types.ModuleType)):
+        return []
+    parts: list[tuple[str, object]] = []
+    if isinstance(obj, dict) or hasattr(obj, "keys") and hasattr(obj, "items"):
+        parts = [(f"{path}[{k!r}]", v) for k, v in obj.items()] + \
+            [(f"{path} key", k) for k in obj.keys()]
+    elif isinstance(obj, (list, tuple, set, frozenset)):
+        parts = [(f"{path}[{i}]", v) for i, v in enumerate(obj)]
+    elif isinstance(obj, functools.partial):
+        parts = [(f"{path}.func", obj.func), *((f"{path} arg", a) for a in obj.args),
+                 *((f"{path}.{k}", v) for k, v in obj.keywords.items())]
+    elif isinstance(obj, types.MethodType):
+        parts = [(f"{path}.__self__", obj.__self__), (f"{path}.__func__", obj.__func__)]
+    elif isinstance(obj, types.FunctionType):
+        parts = [(f"{path} closure", c.cell_contents) for c in obj.__closure__ or ()
+                 if c.cell_contents is not c] + \
+            [(f"{path} default", d) for d in (obj.__defaults__ or ())] + \
+            [(f"{path} default", d) for d in (obj.__kwdefaults__ or {}).values()]
+    elif cls.__module__.startswith("auction."):     # its public attributes and properties
+        names = set(vars(obj) if hasattr(obj, "__dict__") else ()) | {
+            slot for c in cls.__mro__ for slot in getattr(c, "__slots__", ())} | {
+            n for c in cls.__mro__ for n, m in vars(c).items() if isinstance(m, property)}
+        return [leak for name in sorted(n for n in names if not n.startswith("_"))
+                for leak in _reachable_leaks(getattr(obj, name), f"{path}.{name}",
+                                             (cls.__name__, name), seen, depth + 1)]
+    return [leak for where, value in parts
+            for leak in _reachable_leaks(value, where, owner, seen, depth + 1)]
 
 
 def _face_access(node: ast.Attribute) -> bool:
@@ -262,7 +363,9 @@ def test_the_web_layer_uses_only_the_servers_face():
     """The web layer (and the entry points) import the server only from the package
     (``from ..server import ...``: what auction/server/__init__.py names, each checked
     above by what it is), never one of its modules; they use the Service only by its
-    public methods, and reach into no object's private names."""
+    public methods, and reach into no object's private names -- neither by name nor by
+    reflection (``_reflection``: getattr with a name made at run time, vars, __dict__, a
+    closure's cells, sys.modules, ...), unless the line vouches for it (REFLECT_OK)."""
     from auction.server import Service
 
     server_modules = {p.stem for p in modules("server")}
@@ -272,7 +375,10 @@ def test_the_web_layer_uses_only_the_servers_face():
         inside = path.is_relative_to(PACKAGE)
         package = (dotted(path).split(".")[:-1] if path.name != "__init__.py"
                    else dotted(path).split(".")) if inside else []
-        for node in ast.walk(ast.parse(path.read_text())):
+        text = path.read_text()
+        lines, tree = text.splitlines(), ast.parse(text)
+        module_names = _module_names(tree, package)
+        for node in ast.walk(tree):
             where = f"{path.relative_to(PACKAGE.parent)}:{getattr(node, 'lineno', '?')}"
             if isinstance(node, ast.ImportFrom):
                 if node.level:
@@ -290,11 +396,97 @@ def test_the_web_layer_uses_only_the_servers_face():
                     assert not modules_named, f"{where}: {modules_named}"
                     seen += 1
             elif isinstance(node, ast.Import):
-                assert not any(a.name.startswith("auction.server") for a in node.names), where
+                # "import auction" (or auction.web...) would reach auction.server.store as
+                # an attribute: the entry points name what they take, "from auction.web...".
+                assert not any(a.name.split(".")[0] == "auction" for a in node.names), where
             elif isinstance(node, ast.Attribute):
                 if _face_access(node):
                     assert node.attr in public, f"{where}: the Service has no public .{node.attr}"
                 private = node.attr.startswith("_") and not node.attr.startswith("__")
                 if private and ast.unparse(node.value) not in ("self", "cls", "super()"):
                     raise AssertionError(f"{where}: reaches into .{node.attr}")
+            if isinstance(node, (ast.Subscript, ast.Attribute)) and \
+                    isinstance(node.value, ast.Attribute) and node.value.attr in PASSED_ON_NAMES:
+                raise AssertionError(f"{where}: reads inside .{node.value.attr}, passed on whole")
+            reflection = _reflection(node, module_names)
+            if reflection and REFLECT_OK not in lines[node.lineno - 1]:
+                raise AssertionError(f"{where}: {reflection}")
     assert seen >= 5, "the web layer no longer imports the server at all?"
+
+
+# A reflective reach the web layer vouches for, on its line: "# reflect: <what it reads,
+# and why that is no server object>" (a socket's own TLS state, say).
+REFLECT_OK = "# reflect:"
+# Python's ways around a private name or a module's face: an object's or a function's
+# insides, and a module by a name made at run time.
+INSIDES = {"__dict__", "__self__", "__func__", "__closure__", "__globals__", "__code__",
+           "__wrapped__", "__getattribute__", "cell_contents", "modules", "import_module"}
+
+
+def _module_names(tree: ast.AST, package: list[str]) -> set[str]:
+    """The names a file binds to modules it imports ("import os", "from . import words")."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level:
+            base = ".".join(package[:len(package) - (node.level - 1)] +
+                            (node.module.split(".") if node.module else []))
+            names |= {a.asname or a.name for a in node.names
+                      if _named(base, a.name) != base}
+    return names
+
+
+def _rooted_at_self(node: ast.expr) -> bool:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id in ("self", "cls")
+
+
+def _reflection(node: ast.AST, module_names: set[str]) -> str | None:
+    """Why ``node`` might reach a server object past the checks above by reflection:
+    ``vars(x)``, ``__import__``, an object's insides (``x.__dict__``, a bound method's
+    ``__self__``, a closure's cells, a function's globals, ``sys.modules``,
+    ``importlib.import_module``), ``inspect.getmembers``, or ``getattr``/``setattr``/
+    ``hasattr``/``delattr``/``operator.attrgetter`` with a private name or one made at run
+    time -- except on the object's own ``self`` or on a module this file imports."""
+    if isinstance(node, ast.Attribute) and node.attr in INSIDES:
+        return f"reaches into .{node.attr}"
+    if not isinstance(node, ast.Call):
+        return None
+    func, args = node.func, node.args
+    name = func.id if isinstance(func, ast.Name) else \
+        func.attr if isinstance(func, ast.Attribute) else ""
+    if name in ("__import__", "getmembers", "getattr_static") or (name == "vars" and args):
+        return f"{name}(...)"
+    if name in ("attrgetter", "methodcaller") and not all(
+            isinstance(a, ast.Constant) and isinstance(a.value, str)
+            and not a.value.startswith("_") for a in args[:1 if name == "methodcaller" else None]):
+        return f"{name}(<a private name, or one made at run time>)"
+    if name in ("getattr", "setattr", "hasattr", "delattr") and len(args) >= 2:
+        target, attr = args[0], args[1]
+        if _rooted_at_self(target) or (isinstance(target, ast.Name) and target.id in module_names):
+            return None
+        if not (isinstance(attr, ast.Constant) and isinstance(attr.value, str)):
+            return f"{name}(..., <a name made at run time>)"
+        if attr.value.startswith("_") and not attr.value.startswith("__"):
+            return f"{name}(..., {attr.value!r})"
+    return None
+
+
+def test_what_is_reachable_is_seen_through_containers_closures_and_methods():
+    """The walk above, on planted leaks: a Rooms in a list, behind a bound method, in a
+    lambda's closure, in a partial; a redis pool anywhere but a field passed on."""
+    import functools
+
+    import redis
+    from auction.server.faces import LimiterStorage
+    from auction.server.rooms import Rooms
+
+    rooms, pool = object.__new__(Rooms), redis.ConnectionPool()
+    for planted in ([1, {"x": rooms}], rooms.load, lambda: rooms, functools.partial(print, rooms),
+                    {"connection_pool": pool}):
+        assert _reachable_leaks(planted, "planted"), planted
+    assert _reachable_leaks(LimiterStorage("redis://", {"connection_pool": pool}), "s") == []
+    assert _reachable_leaks(LimiterStorage("redis://", {"client": redis.Redis(connection_pool=pool)}),
+                            "s")

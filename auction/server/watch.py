@@ -42,7 +42,7 @@ class Watch:
         """The room as this device sees it now (a spectator's view without a seat)."""
         return view_for(self._room.game, self._room.seat_of(token), self._clock.now_ms())
 
-    def showing(self, token: str | None, view: View, idle_ms: int) -> tuple | None:
+    def showing(self, token: str | None, view: View, idle_ms: int) -> tuple[str, int, int] | None:
         """If ``view`` first shows this seat a round's spending, what ``shown_late``
         will note once it is written: (seat, round, the server's own wait,
         fairness.stream_lateness) from the stream's last moment free (``idle_ms``) to

@@ -219,7 +219,8 @@ def _upgrade_key(environ: dict) -> bytes:
 
 def _stamp(sock: Any) -> bool:
     """Ask the kernel to date this socket's reads; False where it cannot be asked."""
-    if not hasattr(sock, "recvmsg") or getattr(sock, "_sslobj", None) is not None:
+    tls = getattr(sock, "_sslobj", None) is not None    # reflect: ssl's own, not the server's
+    if not hasattr(sock, "recvmsg") or tls:
         return False
     try:
         sock.setsockopt(socket.SOL_SOCKET, STAMPS, 1)
