@@ -23,8 +23,9 @@ keepalive = 5
 # --- metrics and draining (auction/web/operations/metrics.py, auction/web/operations/health.py) ---
 
 # A worker drains for up to DRAIN_S on SIGTERM (a restart, a HUP's old workers, a
-# stop); gunicorn must not cut it short, so it waits a little longer.
-graceful_timeout = round(float(os.environ.get("DRAIN_S", "10"))) + 5
+# stop); gunicorn must not cut it short, so it waits a little longer. Read as the web's
+# config reads it (Env.number: blank is the default), since this file cannot import it.
+graceful_timeout = round(float(os.environ.get("DRAIN_S", "").strip() or "10")) + 5
 
 
 def on_starting(server):

@@ -26,7 +26,7 @@ from markupsafe import Markup, escape
 
 from ...game.charts import charts as end_charts
 from ...game.rules import HOST_TURN_MS, NAME_MAX
-from ...game.settings import PRESETS, preset_of
+from ...game.settings import PRESETS, RANGES, preset_of
 from ...game.views import View
 from .. import i18n
 from . import template_inputs, words
@@ -89,15 +89,24 @@ PRESET_SETTINGS = {name: preset.to_dict() for name, preset in PRESETS.items()}
 
 # -- settings: what the host picks from, in human units (option values in ms) --
 
+
+def _span(name: str, step: int) -> list[int]:
+    """Every ``step`` through the rules' range of setting ``name`` (settings.RANGES)."""
+    low, high, _ = RANGES[name]
+    return list(range(low, high + 1, step))
+
+
+# The rules say the ranges; this says the steps a host picks among (and the bank's and the
+# tie margin's round figures, within their ranges).
 _NUMERIC: dict[str, tuple[list[int], Callable[[int, str], str]]] = {
-    "rounds": (list(range(1, 31)), lambda n, locale: str(n)),
+    "rounds": (_span("rounds", 1), lambda n, locale: str(n)),
     "bank_ms": ([30_000, 60_000, 90_000, 120_000, 180_000, 240_000, 300_000, 360_000,
                  420_000, 480_000, 540_000, 600_000, 720_000, 900_000, 1_200_000,
                  1_500_000, 1_800_000], duration),
-    "ready_ms": (list(range(2_000, 10_001, 1_000)), duration),
-    "free_ms": (list(range(0, 10_001, 1_000)), duration),
+    "ready_ms": (_span("ready_ms", 1_000), duration),
+    "free_ms": (_span("free_ms", 1_000), duration),
     "tie_margin_ms": ([10, 20, 50, 100, 200, 250, 500, 1_000], words.margin),
-    "result_ms": (list(range(2_000, 15_001, 1_000)), duration),
+    "result_ms": (_span("result_ms", 1_000), duration),
 }
 
 
@@ -107,7 +116,7 @@ def choices(name: str, current, low: int = 2, locale: str = "en") -> list[tuple[
         say = words.say(locale)
         return [(value, say(label)) for value, label in LABELS[name].items()]
     if name == "max_players":
-        return [(n, str(n)) for n in range(max(low, 2), 9)]
+        return [(n, str(n)) for n in _span(name, 1) if n >= low]
     values, label = _NUMERIC[name]
     return [(value, label(value, locale)) for value in sorted(set(values) | {current})]
 

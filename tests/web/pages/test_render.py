@@ -124,6 +124,17 @@ def test_setting_choices_always_include_the_current_value():
     assert [v for v, _ in render.choices("max_players", 7, low=4)] == [4, 5, 6, 7, 8]
 
 
+def test_setting_choices_span_the_rules_ranges():
+    """What a host picks from lies within each range the rules allow and reaches its top:
+    the ranges are the game's (settings.RANGES), the steps the page's."""
+    from auction.game.settings import RANGES
+
+    for name in [*render._NUMERIC, "max_players"]:
+        low, high, _ = RANGES[name]
+        values = [v for v, _ in render.choices(name, high)]
+        assert low <= min(values) and max(values) == high, name
+
+
 def test_qr_code_is_plain_svg():
     svg = qr_svg("http://example.test/r/ABCD")
     assert svg.startswith("<svg") and 'viewBox="0 0 ' in svg
