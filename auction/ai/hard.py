@@ -75,7 +75,7 @@ TILT, TRUST = 0.75, 0.25
 # won 25.8 % of 600 quick games against 4 hard AIs, ramp(h=2,slope=1.63) 27.0 %. So
 # there the rounds weigh the same (TILT_SHORT) but the last, which weighs LAST_SHORT
 # times more: a player saving for the end still meets full banks there. (Measured,
-# 600 quick games each, seats 4,000,000+, with the standing below read against the
+# 600 quick games each, seeds 4,000,000+, with the standing below read against the
 # other hard seats: tilt 0.3, 0.3 with the last round at 1.25 or 1.6, 0 with 1.6:
 # the best of six strong strategies won 25.0, 22.8, 27.2 and 22.5 %, their mean
 # 20.5, 20.7, 21.5 and 19.9 %; bench/results/clock-exploit.txt.)
