@@ -20,7 +20,7 @@ class Lease:
     def __init__(self, store: Store, clock: Clock, key: str, cap: int, ttl_ms: int) -> None:
         self._store = store
         self._clock = clock
-        self.key = f"conc:{key}"
+        self.key = key
         self.member = secrets.token_hex(8)
         self.ttl_ms = ttl_ms
         self.taken = store.take_lease(self.key, self.member, cap, clock.now_ms(), ttl_ms)

@@ -28,7 +28,7 @@ from .leases import Lease
 from .record import Room, digest
 from .rooms import Make, Outcome, Rooms
 from .scheduler import Scheduler
-from .store import NoSuchRoom, Store
+from .store import LIMITS_PREFIX, NoSuchRoom, Store
 from .watch import Watch
 
 
@@ -88,16 +88,16 @@ class Service:
             return False
 
     def limiter_storage(self) -> LimiterStorage:
-        """Where the abuse limits count: the store's Redis under ``ta:limit``. On one
+        """Where the abuse limits count: the store's Redis under ``ta:limit`` (store.LIMITS_PREFIX). On one
         server, the store's own connection pool; on a cluster, the limits library's
         cluster client (it speaks the same redis+cluster:// URLs) with the store's
         timeouts -- redis-py's defaults wait forever on a vanished node, and every
         request counts against a limit in some node's slots."""
         if isinstance(self._client, RedisCluster):
             assert self._url, "a cluster client comes from a redis+cluster:// URL"
-            return LimiterStorage(self._url, {"key_prefix": "ta:limit", **cluster_options()})
+            return LimiterStorage(self._url, {"key_prefix": LIMITS_PREFIX, **cluster_options()})
         return LimiterStorage("redis://", {"connection_pool": self._client.connection_pool,
-                                           "key_prefix": "ta:limit"})
+                                           "key_prefix": LIMITS_PREFIX})
 
     # -- reading ---------------------------------------------------------------
 

@@ -125,7 +125,11 @@ def games_key(digest: str) -> str:
 
 def lease_key(key: str) -> str:
     """Connection leases (web/door/limits.py), per address or device: slots of their own."""
-    return PREFIX + key
+    return f"{PREFIX}conc:{key}"
+
+
+# Where flask-limiter keeps the abuse limits' counters (Service.limiter_storage).
+LIMITS_PREFIX = f"{PREFIX}limit"
 
 
 # Game time is this key's node's clock, the same for every worker of a cluster.
