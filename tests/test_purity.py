@@ -420,7 +420,9 @@ REFLECT_OK = "# reflect:"
 # Python's ways around a private name or a module's face: an object's or a function's
 # insides, and a module by a name made at run time.
 INSIDES = {"__dict__", "__self__", "__func__", "__closure__", "__globals__", "__code__",
-           "__wrapped__", "__getattribute__", "cell_contents", "modules", "import_module"}
+           "__wrapped__", "__getattribute__", "__reduce__", "__reduce_ex__", "__getstate__",
+           "cell_contents", "modules", "import_module", "get_referents", "get_referrers",
+           "get_objects"}
 
 
 def _module_names(tree: ast.AST, package: list[str]) -> set[str]:
@@ -447,7 +449,8 @@ def _reflection(node: ast.AST, module_names: set[str]) -> str | None:
     """Why ``node`` might reach a server object past the checks above by reflection:
     ``vars(x)``, ``__import__``, an object's insides (``x.__dict__``, a bound method's
     ``__self__``, a closure's cells, a function's globals, ``sys.modules``,
-    ``importlib.import_module``), ``inspect.getmembers``, or ``getattr``/``setattr``/
+    ``importlib.import_module``, the collector's ``gc.get_referents``, an object's
+    pickled state), ``inspect.getmembers``, or ``getattr``/``setattr``/
     ``hasattr``/``delattr``/``operator.attrgetter`` with a private name or one made at run
     time -- except on the object's own ``self`` or on a module this file imports."""
     if isinstance(node, ast.Attribute) and node.attr in INSIDES:
