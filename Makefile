@@ -37,9 +37,9 @@ test: $(VENV)/.installed
 # The edit-test loop: the type check, then the pure core and the requests answered
 # in-process, two at a time, with the pure core's coverage (about half a minute).
 # `make test` runs everything.
-CHECK := tests/game tests/test_purity.py tests/test_config.py tests/ai/test_bots.py \
+CHECK := tests/game tests/test_purity.py tests/test_config.py tests/ai/test_bots.py tests/web/test_catalogs.py \
 	$(addprefix tests/web/pages/,test_render.py test_smoke.py test_requests.py test_results.py \
-	  test_catalogs.py test_words_ko.py test_pages_ko.py test_podium_css.py test_served_static.py) \
+	  test_words_ko.py test_pages_ko.py test_podium_css.py test_served_static.py) \
 	tests/web/door/test_numbers.py tests/server/test_hot_path.py
 check: $(VENV)/.installed
 	$(PY) -m mypy

@@ -1,6 +1,6 @@
 """What a stream timer learns of the top bid from the end of a round, suspense off and on.
 
-The long run of ``tests/server/test_suspense.py``: rooms play at once on one server (python
+The long run of ``tests/web/live/test_suspense.py``: rooms play at once on one server (python
 app.py, loopback), each with a holder whose bids are drawn at random (1.5-3.5 s, past the
 entry grace) and an observer who sits out and times its own JSON view stream from
 spending to the result. The true bids come from the final view. Prints the error of
@@ -18,7 +18,8 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+TESTS = Path(__file__).resolve().parent.parent / "tests"
+sys.path[:0] = [str(TESTS), str(TESTS / "web" / "live")]   # the helpers, and test_suspense
 
 from harness import AppServer, RedisServer  # noqa: E402
 from test_suspense import (  # noqa: E402

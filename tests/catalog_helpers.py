@@ -1,7 +1,7 @@
 """What the catalog tests read: the words the code marks, the catalogs, and what is wrong
-with a translation (tests/web/pages/test_catalogs.py; docs/i18n.md).
+with a translation (tests/web/test_catalogs.py; docs/i18n.md).
 
-Each check is a function of plain data, so tests/web/pages/test_catalogs.py can also feed it a
+Each check is a function of plain data, so tests/web/test_catalogs.py can also feed it a
 catalog broken on purpose and see that it says so.
 """
 
