@@ -289,7 +289,8 @@ def test_the_service_has_no_public_attribute_and_hands_out_only_its_face(app):
               *service.recent_games(token)]
     watch = service.watch(code)
     now = service.now_ms()
-    hold = service.hold(code, token, pressed_ms=now, opened_ms=now, tls=False,
+    hold = service.hold(code, token, arrived_ms=now, kernel_arrived_ms=None, opened_ms=now,
+                        tls=False,
                         kernel_rtt_ms=None)
     with service.lease("purity", 1, 1000) as lease:
         handed += [watch, lease, hold]

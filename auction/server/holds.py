@@ -11,7 +11,8 @@ and written through ``Rooms``, the one writer. In the order a hold lives it:
 
 1. **The seat and its slot** (``claim``): one live socket a seat. The slot is
    also the holder's heartbeat, which the worker's batch writes (beats.py).
-2. **The press** (``entry_ping``, then ``press``): dated at its arrival. One
+2. **The press** (``entry_ping``, then ``press``): dated at its arrival (the
+   earlier of the app's and the kernel's note of the upgrade request). One
    that arrived after go is dated back by the entry grace, two of the seat's
    round trips (three over TLS), within the cap; a seat never measured first
    asks its socket to wait for one ping's answer (``entry_ping`` says how
@@ -21,7 +22,8 @@ and written through ``Rooms``, the one writer. In the order a hold lives it:
    server's own endings -- the room as the hub hands it on (``ended``), the
    bank's end and a line fallen silent (``next_due``, ``due``), a heartbeat the
    store did not take (``check``).
-4. **The release** (``release``): the moment the client's frames arrived,
+4. **The release** (``let_go``, or ``release`` for the server's own endings): the
+   moment the client's release message, close frame or end of data arrived,
    dated back by the seat's round trip, the room's lag in showing this round's
    spending and the seat's own stream's lateness (``ReleaseDating``, at the end).
 5. **The end** (``close``).
@@ -82,12 +84,13 @@ class Hold:
 
     In order: ``seat`` (None: not seated), ``claim``, ``entry_ping`` and ``press``;
     then, while it lasts, ``pinged`` and ``answered`` as the socket sends and reads,
-    ``check`` and ``ended`` at each ping, ``due`` when ``next_due`` comes, ``release``
+    ``check`` and ``ended`` at each ping, ``due`` when ``next_due`` comes, ``let_go``
     when the client lets go; ``close`` at the end."""
 
     def __init__(self, rooms: Rooms, store: Store, clock: Clock, hub: Hub, beats: Beats,
-                 cap_ms: int, code: str, token: str, room: Room, *, pressed_ms: int,
-                 opened_ms: int, tls: bool = False, kernel_rtt_ms: int | None = None) -> None:
+                 cap_ms: int, code: str, token: str, room: Room, *, arrived_ms: int,
+                 opened_ms: int, kernel_arrived_ms: int | None = None, tls: bool = False,
+                 kernel_rtt_ms: int | None = None) -> None:
         # The worker's parts it works through: kept private, the web layer holds the hold.
         self._rooms, self._store, self._clock = rooms, store, clock
         self._hub, self._beats = hub, beats
@@ -98,7 +101,11 @@ class Hold:
         self.seat = room.seat_of(token)
         self.sid = secrets.token_hex(8)
         # What the socket measured as it opened.
-        self.pressed_ms = pressed_ms    # when the upgrade request arrived
+        # The press: when the upgrade request arrived, not when a busy worker reached it
+        # -- the kernel's note of its last data, or when the app first saw the request
+        # if that is earlier (the kernel's note is at most a tick late).
+        self.pressed_ms = arrived_ms if kernel_arrived_ms is None \
+            else min(arrived_ms, kernel_arrived_ms)
         self.tls = tls                  # a socket over TLS took a round trip more
         # The kernel's round trip of the connection: behind a proxy, to the proxy; so only
         # a floor, for a hold too short for any ping's answer.
@@ -276,6 +283,14 @@ class Hold:
         kernel's as a floor for a hold no ping was ever answered on."""
         rtt = self._measured_rtt()
         return self.kernel_rtt_ms if rtt is None else rtt
+
+    def let_go(self, *, message_ms: int | None = None, closed_ms: int | None = None,
+               eof_ms: int | None = None, now_ms: int) -> Ending | None:
+        """The client let go: by its release message (``message_ms``: when that frame
+        arrived), or by closing the socket (its close frame's arrival, else the end of
+        its connection's data); the first the socket could date, else ``now_ms``."""
+        return self.release(next((at for at in (message_ms, closed_ms, eof_ms)
+                                  if at is not None), now_ms))
 
     def release(self, arrived_ms: int) -> Ending | None:
         """Let go at a moment the client's frames arrived (its release, its close, or

@@ -179,18 +179,21 @@ class Service:
 
     # -- the hold socket and the limits ----------------------------------------------
 
-    def hold(self, code: str, token: str, room: Lookup | None = None, *, pressed_ms: int,
-             opened_ms: int, tls: bool, kernel_rtt_ms: int | None) -> Hold:
-        """A press of room ``code``'s hold socket whose upgrade request arrived at
-        ``pressed_ms`` and which opened at ``opened_ms`` (``tls``: over TLS;
-        ``kernel_rtt_ms``: the kernel's round trip of its connection), all as the socket
-        measured them; NoSuchRoom if there is no such room. Its ``seat`` is None if
+    def hold(self, code: str, token: str, room: Lookup | None = None, *, arrived_ms: int,
+             kernel_arrived_ms: int | None, opened_ms: int, tls: bool,
+             kernel_rtt_ms: int | None) -> Hold:
+        """A press of room ``code``'s hold socket whose upgrade request reached the app
+        at ``arrived_ms`` (and its last data the machine at ``kernel_arrived_ms``, by the
+        kernel's note, None where it cannot say) and which opened at ``opened_ms``
+        (``tls``: over TLS; ``kernel_rtt_ms``: the kernel's round trip of its
+        connection), all as the socket measured them; the hold dates the press from them; NoSuchRoom if there is no such room. Its ``seat`` is None if
         this device is not seated there. ``room``: the room as this request already
         loaded it (to find the seat for the limits), so the press loads it once less.
         The socket hands the hold each fact it measures after (holds.py)."""
         record = (self.load(code) if room is None else room)._record
         return Hold(self._rooms, self._store, self._clock, self._hub, self._beats, self._cap_ms,
-                    code, token, record, pressed_ms=pressed_ms, opened_ms=opened_ms, tls=tls,
+                    code, token, record, arrived_ms=arrived_ms,
+                    kernel_arrived_ms=kernel_arrived_ms, opened_ms=opened_ms, tls=tls,
                     kernel_rtt_ms=kernel_rtt_ms)
 
     def lease(self, key: str, cap: int, ttl_ms: int) -> Lease:

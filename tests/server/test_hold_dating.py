@@ -16,7 +16,7 @@ def _held(opened_ms: int = 1_000):
     notes: list[tuple] = []
     beats = SimpleNamespace(note=lambda sid, alive, samples: notes.append((alive, samples)))
     hold = Hold(None, None, None, None, beats, 300, "ABCD", "token",
-                Room(rules.new_game("ABCD")), pressed_ms=opened_ms, opened_ms=opened_ms)
+                Room(rules.new_game("ABCD")), arrived_ms=opened_ms, opened_ms=opened_ms)
     hold.seat, hold.round, hold.runs_out = "p2", 1, 60_000
     return hold, notes
 
@@ -47,3 +47,24 @@ def test_a_release_is_dated_from_the_room_as_loaded():
     assert dating.action(_room(None, 4_020), "p2") == rules.Release("p2", 5_250)
     assert dating.action(_room(None, None), "p2") == rules.Release("p2", 5_300)
     assert dating.action(_room(4_600), "p2") is None    # it ended before: nothing to let go
+
+
+def test_the_press_is_the_earlier_of_the_apps_and_the_kernels_note():
+    def pressed(arrived_ms, kernel_arrived_ms):
+        return Hold(None, None, None, None, None, 300, "ABCD", "token",
+                    Room(rules.new_game("ABCD")), arrived_ms=arrived_ms,
+                    kernel_arrived_ms=kernel_arrived_ms, opened_ms=arrived_ms).pressed_ms
+    assert pressed(5_080, 5_003) == 5_003       # a busy worker reached the request late
+    assert pressed(5_000, 5_009) == 5_000       # the kernel's note is a tick coarse
+    assert pressed(5_000, None) == 5_000        # no kernel to ask
+
+
+def test_letting_go_is_dated_by_the_first_frame_that_says_so():
+    hold, _ = _held()
+    moments: list[int] = []
+    hold.release = lambda at_ms: moments.append(at_ms)        # type: ignore[method-assign]
+    hold.let_go(message_ms=4_100, now_ms=4_300)                 # the release message
+    hold.let_go(closed_ms=4_150, eof_ms=4_160, now_ms=4_300)    # a close frame, then EOF
+    hold.let_go(eof_ms=4_160, now_ms=4_300)                     # the connection just ended
+    hold.let_go(now_ms=4_300)                                   # nothing dated: now
+    assert moments == [4_100, 4_150, 4_160, 4_300]

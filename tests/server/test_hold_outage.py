@@ -28,7 +28,7 @@ def _hold(release_ms: int | None, lost: bool = False) -> Hold:
     clock = SimpleNamespace(now_ms=lambda: 5_500)
     beats = SimpleNamespace(lost=lambda sid: lost)
     hold = Hold(rooms, None, clock, None, beats, 0, "ABCD", "token",
-                Room(rules.new_game("ABCD")), pressed_ms=2_500, opened_ms=2_500)
+                Room(rules.new_game("ABCD")), arrived_ms=2_500, opened_ms=2_500)
     hold.seat, hold.round, hold.spend_ms, hold.runs_out = "p2", 1, 4_000, 6_000
     return hold
 

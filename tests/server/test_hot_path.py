@@ -65,7 +65,7 @@ def _hold_after_press(latest):
     from auction.server.record import Room
     clock = SimpleNamespace(now_ms=lambda: 5_500)
     hold = Hold(None, None, clock, None, None, 0, "ABCD", "token",
-                Room(rules.new_game("ABCD")), pressed_ms=5_000, opened_ms=5_000)
+                Room(rules.new_game("ABCD")), arrived_ms=5_000, opened_ms=5_000)
     hold.seat, hold.round, hold.version, hold.runs_out = "p2", 1, 7, 6_000
     hold._listener = Listener(hub=None, code="ABCD")
     hold._listener.latest = latest

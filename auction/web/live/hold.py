@@ -52,12 +52,14 @@ def init(app: Flask) -> None:
 class HoldSocket:
     """One hold socket, from its open to its close."""
 
-    def __init__(self, ws: Wire, code: str, token: str, pressed_ms: int) -> None:
+    def __init__(self, ws: Wire, code: str, token: str, arrived_ms: int,
+                 kernel_arrived_ms: int) -> None:
         self.svc = services()
         self.ws = ws
         self.code = code
         self.token = token
-        self.pressed_ms = pressed_ms
+        self.arrived_ms = arrived_ms                # the upgrade request, as the app saw it
+        self.kernel_arrived_ms = kernel_arrived_ms  # ...and as the kernel noted its data
         self.opened_ms = ws.read()          # no frame read yet: the socket's opening
         self.tap = Tap(ws.ws, ws.read)      # each frame dated by its read's arrival
         ws.ws = self.tap
@@ -95,8 +97,9 @@ class HoldSocket:
     def run(self) -> None:
         try:
             hold = self.hold = self.svc.hold(
-                self.code, self.token, load_room(self.code), pressed_ms=self.pressed_ms,
-                opened_ms=self.opened_ms, tls=self.tls, kernel_rtt_ms=self.kernel_rtt_ms)
+                self.code, self.token, load_room(self.code), arrived_ms=self.arrived_ms,
+                kernel_arrived_ms=self.kernel_arrived_ms, opened_ms=self.opened_ms,
+                tls=self.tls, kernel_rtt_ms=self.kernel_rtt_ms)
         except NoSuchRoom:
             limits.missed_room()
             return self.refuse("no_room")
@@ -187,12 +190,14 @@ class HoldSocket:
             except ConnectionClosed:
                 message = None
             if is_release_message(message):
-                return self._let_go(hold, self.tap.text_ms[-1] if self.tap.text_ms else now_ms())
+                return self._said(hold.let_go(
+                    message_ms=self.tap.text_ms[-1] if self.tap.text_ms else None,
+                    now_ms=now_ms()))
             if not self.ws.connected:
-                return self._let_go(hold, self.tap.closed_ms or self.ws.ended_ms or now_ms())
+                return self._said(hold.let_go(closed_ms=self.tap.closed_ms,
+                                              eof_ms=self.ws.ended_ms, now_ms=now_ms()))
 
-    def _let_go(self, hold: Hold, at_ms: int) -> None:
-        ended = hold.release(at_ms)
+    def _said(self, ended: Ending | None) -> None:
         if ended is not None:   # the hold had ended before (say, the store was away): say why
             self.end(ended)
 
@@ -223,17 +228,14 @@ class HoldSocket:
 
 def _route(code: str):
     ws = Wire(request.environ, services().now_ms, **current_app.config["SOCK_SERVER_OPTIONS"])
-    # The press: when the upgrade request arrived, not when a busy worker reached it --
-    # the kernel's note of its last data, or when it reached the app if that is earlier.
-    pressed_ms = min(g.arrived_ms, ws.arrived_ms())
     try:
-        hold(ws, code, pressed_ms)
+        hold(ws, code, g.arrived_ms, ws.arrived_ms())
     except ConnectionClosed:
         pass
     return ws.finish()
 
 
-def hold(ws: Wire, code: str, pressed_ms: int) -> None:
+def hold(ws: Wire, code: str, arrived_ms: int, kernel_arrived_ms: int) -> None:
     try:
         code = room_code(code)
     except NoSuchRoom:
@@ -241,7 +243,7 @@ def hold(ws: Wire, code: str, pressed_ms: int) -> None:
         metrics.REFUSED.labels("no_room").inc()
         ws.send(refused_message("no_room"))
         return
-    session = HoldSocket(ws, code, g.device_token, pressed_ms)
+    session = HoldSocket(ws, code, g.device_token, arrived_ms, kernel_arrived_ms)
     try:
         with capacity().serving("holds"):
             session.run()
