@@ -51,7 +51,7 @@ PROBE_SHARE, PROBE_WINDOW = 0.5, 3
 # 27.2 % without. Then, over nine fields of exploiters at 1,000 games each, on fresh
 # seeds, 1.0 pace instead of 1.5 won more in six of them -- the quick game's latest
 # field 23.0 -> 27.0 %, the issue's own strategies 84.4 -> 85.2 % and 42.6 -> 46.6 % --
-# and less in three, by at most 3 points; bench/results/ai-history.md has the table.)
+# and less in three, by at most 3 points; bench/results/ai/ai-history.md has the table.)
 RESERVE = 1.0
 # Reading the round's kind (measured, 1,000 auction games in each of five fields of
 # exploiters, fresh seeds, the hard seat's wins probing only -> reading the kind by who
@@ -65,7 +65,7 @@ CONTEXT_ROUNDS = 12
 # up when the players who made it dear ran dry. By parity, with FLOOR and the end
 # below, the same five fields on fresh seeds: 66.0 -> 84.2, 6.4 -> 7.4, 5.0 -> 36.3,
 # 24.0 -> 27.0, 81.4 -> 87.4 %. Modulo 4, too few rounds of each kind: 72.3, 2.7, 6.3,
-# 35.0, 81.3 % of 300; bench/results/ai-history.md has the rest.)
+# 35.0, 81.3 % of 300; bench/results/ai/ai-history.md has the rest.)
 KINDS = 2
 STAY, SHIFT = 0.92, 1.6  # a bid that won there times STAY; one that lost, times SHIFT...
 # ...but at least FLOOR times what is left a round: a loss at a token bid tells little of

@@ -111,7 +111,7 @@ def isotonic(num: Sequence[float], den: Sequence[float]) -> list[float]:
 # win alone), the clock made a table of hard AIs easy prey: all of them read the same
 # tops, which are mostly each other's draws, and leaned the same way at once (a rising
 # ramp won 44.3 % of 1,000 quick games against four of them, 27.5 % before; the story is
-# in bench/results/clock-exploit.txt). So the seat learns from the clock only what the
+# in bench/results/ai/clock-exploit.txt). So the seat learns from the clock only what the
 # players it cannot know bid: G(b) = (the hard seats' equilibrium, never learned) x K(b),
 # K the chance that every other player (not a hard seat) bids below b. A round's clock
 # and winner tell K's top exactly where one of those players won it alone, and that it
