@@ -268,7 +268,7 @@ class Hold:
         """End the hold if its bank ran dry (fired now rather than at the next tick) or
         its line fell silent (released at its last sign of life); None: neither."""
         if now_ms >= self.runs_out:
-            self._rooms.act(self.code, lambda room: None)
+            self._rooms.settle(self.code)
             return "bank_empty"
         dead = self._dead_line()
         if dead is not None and now_ms > dead:

@@ -207,10 +207,14 @@ class Rooms:
                 return Outcome(room, new_version, action)
         raise Conflict("the room is busy; try again")
 
+    def settle(self, code: str) -> Outcome:
+        """Apply what is due in ``code`` now (a bank run dry, a timer), and no action."""
+        return self.act(code, _nothing)
+
     def tick(self, code: str) -> Outcome | None:
         """Fire whatever is due in ``code`` (the scheduler's entry point)."""
         try:
-            return self.act(code, lambda room: None, watchdog=True)
+            return self.act(code, _nothing, watchdog=True)
         except NoSuchRoom:
             self.store.forget_deadline(code)
             return None
@@ -296,3 +300,8 @@ def _seated(room: Room, token: str) -> str:
     if pid is None:
         raise rules.NotAllowed("you are not seated in this room")
     return pid
+
+
+def _nothing(room: Room) -> None:
+    """The build of a write that applies only what is due: no action."""
+    return None
