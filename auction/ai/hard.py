@@ -106,14 +106,6 @@ LEAD_TRUST = 0.5
 # tie-break against a seat run dry; 21.3 % with TIE_KEEP 2. A fixed reserve only
 # moved the win to a player keeping a little more: at 0.6 paces, ramp(h=0.85,...) 34.8 %.)
 TIE_KEEP = 2.0
-# In a short game (under SHORT_ROUNDS rounds) TIE_KEEP_SHORT instead: there 3 tokens
-# win, and time kept back was time the hard seats did not spend on the middle rounds a
-# front-loader bought. (Measured, 600 quick games each against 4 hard AIs, seeds
-# 5,000,000+, six strong strategies: keeping 2 paces the best won 24.2 % (ramp(h=2,
-# slope=1.63)), their mean 20.2 %; keeping 1, 19.2 % and 16.3 %; on seeds 5,100,000+
-# 19.0 % the best, and the tie-break players ramp(h=0.94 or 0.85,slope=-1.13) 5.8 and
-# 12.8 %; bench/results/ai/clock-exploit.txt, section 6.)
-TIE_KEEP_SHORT = 1.0
 PROBE = (0.05, 0.15)  # an aggressive seat's smallest bid, in paces: it stays in
 # A patient seat sits out a bid under this many paces. (0.4 until a seat pressed its
 # lead: then patient hard seats entered 51.2 % of quick-game rounds, over the style's
@@ -175,12 +167,11 @@ def tie_keep(seat: Seat, game_seed: str | None) -> float:
     """The time (ms) the seat keeps back for the final table's tie-break: where more
     time left breaks a tie on tokens, TIE_KEEP * u paces, u drawn once a game from its
     seed -- a random amount, so that no player can count on keeping just a little
-    more (without a seed, half of it); in a short game TIE_KEEP_SHORT * u."""
+    more (without a seed, half of it)."""
     if seat.rank_ties != "time_left":
         return 0.0
     u = random.Random(f"{game_seed}:keep").random() if game_seed is not None else 0.5
-    most = TIE_KEEP_SHORT if seat.rounds < SHORT_ROUNDS else TIE_KEEP
-    return most * u * seat.start_bank_ms / seat.rounds
+    return TIE_KEEP * u * seat.start_bank_ms / seat.rounds
 
 
 def deal(seat: Seat, rng: random.Random, game_seed: str | None,
