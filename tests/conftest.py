@@ -74,6 +74,18 @@ def client(app):
     return app.test_client()
 
 
+@pytest.fixture
+def strict(redis_url):
+    """The app in-process at its real limits."""
+    from auction.web.app import create_app
+    from harness import TEST_CONFIG, forget_counts
+
+    forget_counts(redis_url)
+    config = dict(TEST_CONFIG)
+    return create_app({**config, "REDIS_URL": redis_url, "SCHEDULER": False,
+                       "RATE_LIMIT_SCALE": 1.0})
+
+
 @pytest.fixture(scope="module")
 def server(redis_url):
     """The game on one gevent process (`python app.py`)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -13,6 +14,9 @@ from pathlib import Path
 
 import redis
 import requests
+
+from auction.server.codes import ALPHABET
+from auction.server.store import room_key
 
 ROOT = Path(__file__).resolve().parent.parent
 # What create_app() is given in-process in the tests, over the web's Config: a fixed
@@ -175,3 +179,16 @@ def stream_socket(srv: AppServer, code: str) -> socket.socket:
 
 def status_of(sock: socket.socket) -> int:
     return int(sock.recv(200).split(b" ", 2)[1])
+
+
+def random_code(rng: random.Random, url: str) -> str:
+    """A code no room has: the tests of other files in this process share the Redis, and
+    their rooms must not turn a guess into a hit (a flake seen once in a full run)."""
+    client = redis.Redis.from_url(url)
+    try:
+        while True:
+            code = "".join(rng.choice(ALPHABET) for _ in range(4))
+            if not client.exists(room_key(code)):
+                return code
+    finally:
+        client.close()

@@ -16,24 +16,10 @@ import redis
 import websocket
 from itsdangerous import URLSafeSerializer
 
-from auction.server.codes import ALPHABET
-from auction.server.store import room_key
 from client import Player
-from harness import AppServer, forget_counts, status_of, stream_socket
+from harness import AppServer, forget_counts, random_code, status_of, stream_socket
 
 JSON = {"Accept": "application/json"}
-
-
-@pytest.fixture
-def strict(redis_url):
-    """The app in-process at its real limits."""
-    from auction.web.app import create_app
-    from harness import TEST_CONFIG
-
-    forget_counts(redis_url)
-    config = dict(TEST_CONFIG)
-    return create_app({**config, "REDIS_URL": redis_url, "SCHEDULER": False,
-                       "RATE_LIMIT_SCALE": 1.0})
 
 
 @pytest.fixture(scope="module")
@@ -50,19 +36,6 @@ def one_hold(redis_url):
     srv = AppServer(redis_url, env={"TA_RATE_LIMIT_SCALE": "1", "MAX_HOLDS_PER_DEVICE": "1"})
     yield srv
     srv.stop()
-
-
-def random_code(rng: random.Random, url: str) -> str:
-    """A code no room has: the tests of other files in this process share the Redis, and
-    their rooms must not turn a guess into a hit (a flake seen once in a full run)."""
-    client = redis.Redis.from_url(url)
-    try:
-        while True:
-            code = "".join(rng.choice(ALPHABET) for _ in range(4))
-            if not client.exists(room_key(code)):
-                return code
-    finally:
-        client.close()
 
 
 def test_a_guesser_of_codes_is_stopped(strict, redis_url):

@@ -15,22 +15,10 @@ from auction.game import rules as R
 from auction.game.views import view_for
 from auction.web.pages import render
 from auction.web.pages.screen import PARTS as SCREEN_PARTS
-from test_limits import forget_counts, random_code
+from harness import random_code
 
 JSON = {"Accept": "application/json"}
 HTML = {"Accept": "text/html"}
-
-
-@pytest.fixture
-def strict(redis_url):
-    """The app in-process at its real limits."""
-    from harness import TEST_CONFIG
-    from auction.web.app import create_app
-
-    forget_counts(redis_url)
-    config = dict(TEST_CONFIG)
-    return create_app({**config, "REDIS_URL": redis_url, "SCHEDULER": False,
-                       "RATE_LIMIT_SCALE": 1.0})
 
 
 def test_the_door_sends_a_code_on_to_its_big_screen(strict):
