@@ -55,12 +55,35 @@ def shot(page, name: str) -> None:
 # -- waiting for the game --------------------------------------------------
 
 
+PHASES = ("lobby", "countdown", "free", "spending", "result", "ended")
+
+
 def wait_state(page, phase: str, round_no: int | None = None, timeout_s: float = ROUND_S) -> None:
-    """Until the page's status part says ``phase`` (of round ``round_no``)."""
+    """Until the page's status part says ``phase`` (of round ``round_no``).
+
+    With a round, a page already past that phase (a later phase of the round, a
+    later round, the end) fails at once and says where it is: a transient phase
+    (a 1 s free window) that passed while the test was busy is the test's slow
+    step, not a page that stopped updating, and waiting out the timeout for it
+    would hide which one it was.
+    """
     sel = f'.status .state[data-phase="{phase}"]'
-    if round_no is not None:
-        sel += f'[data-round="{round_no}"]'
-    page.wait_for_selector(sel, state="attached", timeout=timeout_s * 1000)
+    if round_no is None:
+        page.wait_for_selector(sel, state="attached", timeout=timeout_s * 1000)
+        return
+    started = time.monotonic()
+    at = page.wait_for_function(
+        """([phases, want, round]) => {
+            const s = document.querySelector('.status .state');
+            if (!s) return false;
+            const p = phases.indexOf(s.dataset.phase), r = Number(s.dataset.round);
+            const past = s.dataset.phase === 'ended' || r > round || (r === round && p >= phases.indexOf(want));
+            return past && [s.dataset.phase, r];
+        }""", arg=[PHASES, phase, round_no], timeout=timeout_s * 1000).json_value()
+    assert at == [phase, round_no], (
+        f"waited for {phase} of round {round_no} but the page was already at {at[0]} of round "
+        f"{at[1]} ({time.monotonic() - started:.2f} s into the wait): the test's steps before "
+        f"it outlasted the phase")
 
 
 def wait_round_over(page, round_no: int, timeout_s: float = ROUND_S) -> None:
