@@ -28,12 +28,19 @@ connections the kernel held for the server that no worker had accepted yet (mete
     .venv/bin/python bench/load.py                       # 250 500 1000 x 1 2 workers
     .venv/bin/python bench/load.py --players 2000 4000 --workers 2
     .venv/bin/python bench/load.py --smoke               # 8 players, 1 worker, 1 round
+    .venv/bin/python bench/load.py --players 1000 --workers 2 --rounds 6 --arrive-s 20
+                                                         # an evening: rooms arrive over
+                                                         # 20 s, play and end meanwhile
+
+Under the notes, each row's bid error by round and by what else the server was
+doing around the hold (rooms setting up, games ending, or only play).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import bisect
 import math
 import multiprocessing
 import os
@@ -72,12 +79,12 @@ def child(base: str, rooms: int, late: int, late_s: float, rounds: int, seed: in
     tally = loadgen.Tally()
 
     async def main():
-        http, made = await loadgen.set_up_rooms(base, rooms, rounds, seed, tally)
-        arrivals = [loadgen.Room(http, [base], tally, rounds, seed * 100_000 + 50_000 + i)
+        made = await loadgen.set_up_rooms(base, rooms, rounds, seed, tally)
+        arrivals = [loadgen.Room([base], tally, rounds, seed * 100_000 + 50_000 + i)
                     for i in range(late)]
         queue.put(("ready", seed))
         start_at = await asyncio.get_running_loop().run_in_executor(None, go.get)
-        await loadgen.play_rooms(http, made, start_at, ramp_s, tally, arrivals, late_s)
+        await loadgen.play_rooms(made, start_at, ramp_s, tally, arrivals, late_s, seed)
 
     try:
         loadgen.run(main)
@@ -89,19 +96,24 @@ def child(base: str, rooms: int, late: int, late_s: float, rounds: int, seed: in
 
 def run_step(players: int, workers: int, rounds: int, procs: int, ramp_s: float,
              store: RedisServer, root: Path, profile: Path | None = None, late: int = 0,
-             late_s: float = 6.0, env: dict | None = None, json_streams: bool = False) -> dict:
-    """Serve, set up, play, measure: one row of the table."""
-    rooms = max(1, players // 4)
-    late_rooms = late // 4
+             late_s: float = 6.0, env: dict | None = None, json_streams: bool = False,
+             profile_s: int = PROFILE_S, arrive_s: float = 0.0) -> dict:
+    """Serve, set up, play, measure: one row of the table. ``arrive_s``: an evening,
+    every room arriving over that long (none set up beforehand)."""
+    rooms = 0 if arrive_s else max(1, players // 4)
+    late_rooms = players // 4 if arrive_s else late // 4
+    if arrive_s:
+        ramp_s, late_s = 0.0, arrive_s
     client = redis.Redis.from_url(store.url)
     client.flushall()
     memory0 = client.info("memory")["used_memory"]
-    # Every player comes from 127.0.0.1: the per-address limits would count them as one.
+    # A room's players share an address (loadgen.household), and many rooms would
+    # still pass the per-address abuse limits meant for one party: raise them.
     server = AppServer(store.url, workers=workers, args=GUNICORN_ARGS, root=root,
                        env={"TA_RATE_LIMIT_SCALE": "10000", **(env or {})})
     ctx = multiprocessing.get_context("spawn")
     queue = ctx.Queue()
-    procs = max(1, min(procs, rooms))
+    procs = max(1, min(procs, rooms + late_rooms))
     gos = [ctx.Queue() for _ in range(procs)]
     shares = [rooms // procs + (i < rooms % procs) for i in range(procs)]
     lates = [late_rooms // procs + (i < late_rooms % procs) for i in range(procs)]
@@ -124,7 +136,7 @@ def run_step(players: int, workers: int, rounds: int, procs: int, ramp_s: float,
         spies = []
         if profile:
             profile.mkdir(parents=True, exist_ok=True)
-            spies = [spy.record(pid, PROFILE_S, profile / f"{players}p-{workers}w-{pid}.txt")
+            spies = [spy.record(pid, profile_s, profile / f"{players}p-{workers}w-{pid}.txt")
                      for pid in app.pids]
         tallies = []
         while len(tallies) < len(kids):
@@ -143,7 +155,7 @@ def run_step(players: int, workers: int, rounds: int, procs: int, ramp_s: float,
         for k in kids:
             k.join(30)
         for s in spies:
-            s.wait(PROFILE_S + 30)
+            s.wait(profile_s + 30)
     finally:
         server.stop()
     # Measured once the server's connections are gone: what the rooms' data takes.
@@ -155,7 +167,7 @@ def run_step(players: int, workers: int, rounds: int, procs: int, ramp_s: float,
                app_cpu=100 * app_s / wall, app_system=100 * app_sys_s / max(app_s, 1e-9),
                app_mb=app.peak_rss / 2**20,
                cpu_ms_per_player_round=1000 * app_s / (played * 4 * rounds),
-               redis_cpu=100 * red_s / wall, kb_per_room=memory / 1024 / rooms,
+               redis_cpu=100 * red_s / wall, kb_per_room=memory / 1024 / max(1, played),
                gen_cpu=100 * sum(t["cpu_s"] for t in tallies) / wall,
                gen_mb=sum(t["max_rss_kb"] for t in tallies) / 1024,
                machine_cpu=100 * machine / wall, load=os.getloadavg()[0],
@@ -228,6 +240,46 @@ def notes(row: dict) -> str:
     return f"  {row['players']} players / {row['workers']} workers: " + "; ".join(parts)
 
 
+# A hold "overlaps" a room's set-up or end when one fell in the seconds before its
+# release: its press, its countdown and the hold itself (at most 2 s + 2.5 s).
+OVERLAP_S = 4.5
+
+
+def doing(row: dict) -> list[str]:
+    """For each charged hold, what the server was doing around it besides: setting
+    up rooms, ending games, both, or only playing."""
+    setups = sorted(end for _, end in row["setups"])
+    endings = sorted(row["endings"])
+
+    def near(moments: list[float], at: float) -> bool:
+        i = bisect.bisect_left(moments, at - OVERLAP_S)
+        return i < len(moments) and moments[i] <= at
+
+    kinds = []
+    for at in row["hold_at"]:
+        s, e = near(setups, at), near(endings, at)
+        kinds.append("set-ups and endings" if s and e else "set-ups" if s
+                     else "endings" if e else "only play")
+    return kinds
+
+
+def breakdown(row: dict) -> str:
+    """The bid error by round and by what else the server was doing."""
+    errors = [abs(e) for e in row["bid_errors"]]
+    groups: dict[str, list[float]] = {}
+    for rnd, err in zip(row["hold_rounds"], errors):
+        groups.setdefault(f"round {rnd}", []).append(err)
+    for kind, err in zip(doing(row), errors):
+        groups.setdefault(f"with {kind}", []).append(err)
+    lines = [f"    {'bid err by':<26}{'holds':>6}{'p50':>6}{'p99':>6}{'max':>6}{'>20 ms':>8}"]
+    for name in sorted(groups, key=lambda k: (not k.startswith("round"),
+                                              int(k.split()[1]) if k.startswith("round") else k)):
+        e = groups[name]
+        lines.append(f"    {name:<26}{len(e):>6}{pct(e, .5):>6.0f}{pct(e, .99):>6.0f}"
+                     f"{max(e):>6.0f}{sum(x > 20 for x in e):>8}")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> list[dict]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--players", type=int, nargs="+", default=[250, 500, 1000])
@@ -246,10 +298,15 @@ def main(argv: list[str] | None = None) -> list[dict]:
                         help="players more, in rooms arriving while the games run (overload)")
     parser.add_argument("--late-s", type=float, default=6.0,
                         help="the late rooms arrive over this long, once the games have begun")
+    parser.add_argument("--arrive-s", type=float, default=0.0,
+                        help="an evening: every room arrives over this long, sets up and "
+                             "plays at once (none set up beforehand; --late ignored)")
     parser.add_argument("--env", nargs="*", default=[], metavar="KEY=VALUE",
                         help="the server's configuration, e.g. OVERLOAD_LAG_MS=20")
     parser.add_argument("--profile", type=Path, default=None,
                         help="py-spy each worker during the games into this folder; summarise")
+    parser.add_argument("--profile-s", type=int, default=PROFILE_S,
+                        help="--profile samples this many seconds from the games' start")
     args = parser.parse_args(argv)
     if args.smoke:
         args.players, args.workers, args.rounds, args.ramp = [8], [1], 1, 0.5
@@ -263,9 +320,10 @@ def main(argv: list[str] | None = None) -> list[dict]:
             for workers in args.workers:
                 # A generator process late by tens of ms at the rounds' starts (its
                 # stamps and pong answers late too) shows as the server's error.
-                procs = args.procs or min(4, math.ceil(players / PLAYERS_PER_PROC))
+                procs = args.procs or min(4, math.ceil((players + args.late) / PLAYERS_PER_PROC))
                 row = run_step(players, workers, args.rounds, procs, args.ramp, store, args.root,
-                               args.profile, args.late, args.late_s, env, args.json_streams)
+                               args.profile, args.late, args.late_s, env, args.json_streams,
+                               args.profile_s, args.arrive_s)
                 rows.append(row)
                 print(format_row(row), flush=True)
     finally:
@@ -275,9 +333,10 @@ def main(argv: list[str] | None = None) -> list[dict]:
           " CPU in % of one core; ms/pl-rnd: ms of worker CPU per player per round")
     for row in rows:
         print(notes(row))
+        print(breakdown(row))
         if "profile" in row:
             print("    py-spy of the workers, the games' first "
-                  f"{PROFILE_S} s: " + row["profile"].replace("\n", "\n    "))
+                  f"{args.profile_s} s: " + row["profile"].replace("\n", "\n    "))
     return rows
 
 

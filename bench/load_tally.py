@@ -10,6 +10,10 @@ class Tally:
 
     def __init__(self):
         self.bid_errors: list[float] = []      # charged bid - the client's own hold, ms
+        self.hold_rounds: list[int] = []       # ... each one's round
+        self.hold_at: list[float] = []         # ... and when it was let go (monotonic s)
+        self.setups: list[list[float]] = []    # [start, end] of each room's set-up (monotonic s)
+        self.endings: list[float] = []         # when each room's game ended (monotonic s)
         self.result_delays: list[float] = []   # last release -> result view, ms
         self.holds = 0                         # holds released by the client and charged
         self.cut = 0                           # holds the server ended while we held

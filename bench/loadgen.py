@@ -34,20 +34,44 @@ SETUP_CONCURRENCY = 40   # rooms set up at once, so setting up is not a load tes
 ENTRY_CLOSE_S = longest_entry_wait(SERVER_CONFIG.hold_comp_cap_ms) / 1000
 
 
-class Room:
-    """Four players in one room: set up, then a game, then its figures."""
+def household(seed: int) -> str:
+    """The loopback address a room's players come from, one per room (the whole of
+    127/8 is this machine's): a household behind its own Wi-Fi, as at a real
+    evening, so the server's per-address shares see many addresses, not one."""
+    n = seed % (250 ** 3)
+    return f"127.{n // 62_500 + 1}.{n // 250 % 250 + 1}.{n % 250 + 1}"
 
-    def __init__(self, http, bases: list[str], tally: Tally, rounds: int, seed: int):
+
+def session(address: str | None = None) -> aiohttp.ClientSession:
+    """A client session of many connections at once (from ``address`` if given)."""
+    connector = aiohttp.TCPConnector(limit=0, force_close=False,
+                                     local_addr=(address, 0) if address else None)
+    return aiohttp.ClientSession(connector=connector, cookie_jar=aiohttp.DummyCookieJar(),
+                                 timeout=aiohttp.ClientTimeout(total=30))
+
+
+class Room:
+    """Four players in one room, from one address: set up, then a game, then its figures."""
+
+    def __init__(self, bases: list[str], tally: Tally, rounds: int, seed: int):
         """``bases``: the servers' URLs; the players take turns at them."""
         self.tally, self.rounds = tally, rounds
         self.rng = random.Random(seed)
-        self.players = [Player(http, bases[i % len(bases)], tally, f"P{seed}-{i}")
+        self.http = session(household(seed))
+        self.players = [Player(self.http, bases[i % len(bases)], tally, f"P{seed}-{i}")
                         for i in range(4)]
         self.tasks: list[asyncio.Task] = []
 
     async def set_up(self, turn_away: bool = False) -> None:
         """Make the room and seat its players (``turn_away``: give up on a 503)."""
         host = self.players[0]
+        began = time.monotonic()
+        try:
+            await self._seat(host, turn_away)
+        finally:
+            self.tally.setups.append([began, time.monotonic()])
+
+    async def _seat(self, host: Player, turn_away: bool) -> None:
         code = (await host.post("/rooms", {"name": "Host", "preset": "stake"}, 201,
                                 turn_away=turn_away))["code"]
         for i, p in enumerate(self.players):
@@ -75,11 +99,16 @@ class Room:
             if exc is not None:
                 self.tally.errors[f"room broke off: {exc!r}"] += 1
         await asyncio.gather(*closers)
+        self.tally.endings.append(time.monotonic())
+        await self.close()
+        self._figures()
+
+    async def close(self) -> None:
         for p in self.players:
             p.done = True
         for task in self.tasks:
             task.cancel()
-        self._figures()
+        await self.http.close()
 
     async def _play_all(self, player: Player, closers: list) -> None:
         for rnd in range(1, self.rounds + 1):
@@ -115,6 +144,8 @@ class Room:
                 else:
                     t.holds += 1
                     t.bid_errors.append(charged - held)
+                    t.hold_rounds.append(rnd)
+                    t.hold_at.append(p.releases[rnd])
             spent = sum(b or 0 for row in table.values() for b in [row.get(pid)])
             bank = next(s["bank_ms"] for s in end["final"]["standings"] if s["id"] == pid)
             if bank != SETTINGS["bank_ms"] - spent:
@@ -138,13 +169,10 @@ class Room:
 
 
 async def set_up_rooms(base: str | list[str], count: int, rounds: int, seed: int,
-                       tally: Tally):
-    """A session and ``count`` rooms ready to start (every player following its stream)."""
+                       tally: Tally) -> list[Room]:
+    """``count`` rooms ready to start (every player following its stream)."""
     bases = [base] if isinstance(base, str) else list(base)
-    connector = aiohttp.TCPConnector(limit=0, force_close=False)
-    http = aiohttp.ClientSession(connector=connector, cookie_jar=aiohttp.DummyCookieJar(),
-                                 timeout=aiohttp.ClientTimeout(total=30))
-    rooms = [Room(http, bases, tally, rounds, seed * 100_000 + i) for i in range(count)]
+    rooms = [Room(bases, tally, rounds, seed * 100_000 + i) for i in range(count)]
     gate = asyncio.Semaphore(SETUP_CONCURRENCY)
 
     async def one(room):
@@ -152,16 +180,18 @@ async def set_up_rooms(base: str | list[str], count: int, rounds: int, seed: int
             await room.set_up()
 
     await asyncio.gather(*(one(r) for r in rooms))
-    return http, rooms
+    return rooms
 
 
-async def play_rooms(http, rooms: list[Room], start_at: float, ramp_s: float,
-                     tally: Tally, late: list[Room] = (), late_s: float = 0.0) -> None:
+async def play_rooms(rooms: list[Room], start_at: float, ramp_s: float,
+                     tally: Tally, late: list[Room] = (), late_s: float = 0.0,
+                     seed: int = 0) -> None:
     """Start each room's game at a moment spread over ``ramp_s``; wait for all to end.
     ``late`` rooms arrive while those games run (spread over ``late_s`` after the
     ramp): each is set up and played at once, unless the server turns it away."""
     cpu = time.process_time()
-    rng = random.Random(len(rooms))
+    # Each generator process its own moments (a shared seed made them arrive in pairs).
+    rng = random.Random(seed * 7_919 + len(rooms))
     watch = asyncio.create_task(_watch_lag(tally))
 
     async def arrive(room: Room, at: float) -> None:
@@ -170,8 +200,7 @@ async def play_rooms(http, rooms: list[Room], start_at: float, ramp_s: float,
             await room.set_up(turn_away=True)
         except TurnedAway:
             tally.turned_away += 1
-            for task in room.tasks:
-                task.cancel()
+            await room.close()
             return
         tally.late_admitted += 1
         await room.play(0.0)
@@ -179,7 +208,6 @@ async def play_rooms(http, rooms: list[Room], start_at: float, ramp_s: float,
     arrivals = [arrive(r, start_at + ramp_s + rng.uniform(0, late_s)) for r in late]
     await asyncio.gather(*(r.play(start_at + rng.uniform(0, ramp_s)) for r in rooms), *arrivals)
     watch.cancel()
-    await http.close()
     tally.cpu_s = time.process_time() - cpu
     tally.max_rss_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
@@ -214,11 +242,11 @@ def play(base: str | list[str], rooms: int, rounds: int = 3, seed: int = 1,
 
     async def main():
         loop = asyncio.get_running_loop()
-        http, made = await set_up_rooms(base, rooms, rounds, seed, tally)
+        made = await set_up_rooms(base, rooms, rounds, seed, tally)
         start = loop.time() + 0.2
         if started is not None:
             loop.call_at(start + ramp_s, started)
-        await play_rooms(http, made, start, ramp_s, tally)
+        await play_rooms(made, start, ramp_s, tally, seed=seed)
 
     run(main)
     return tally
