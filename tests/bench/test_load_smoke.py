@@ -15,6 +15,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 import load  # noqa: E402
+import loadgen  # noqa: E402
 from meters import AcceptQueue  # noqa: E402
 
 
@@ -40,6 +41,43 @@ def test_smoke_run_fills_the_table(capsys):
     assert row["cpu_ms_per_player_round"] > 0
     assert load.header() in out and load.format_row(row) in out
     assert "2/2 rooms ended" in out
+
+
+def test_an_evening_lets_rooms_arrive_and_end_while_others_play(capsys):
+    """--arrive-s: no room is set up beforehand; each arrives at its own moment, sets
+    up and plays at once, so set-ups, play and endings overlap; the breakdown
+    splits the bid error by round and by what else went on around each hold."""
+    [row] = load.main(["--players", "16", "--workers", "1", "--rounds", "2",
+                       "--arrive-s", "3", "--procs", "2"])
+    out = capsys.readouterr().out
+    assert row["rooms"] == row["rooms_ended"] == row["late_admitted"] == 4
+    assert row["turned_away"] == 0 and row["lost"] == 0 and row["inconsistent"] == 0
+    otherwise = row["cut"] + row["disturbed"] + sum(row["refusals"].values()) + sum(
+        n for kind, n in row["errors"].items() if kind.startswith((
+            "clean hold not charged", "hold refused", "missed a countdown",
+            "no countdown view")))
+    assert row["holds"] > 0 and row["holds"] + otherwise == 16 * 2, row
+    starts = sorted(start for start, _ in row["setups"])
+    assert len(starts) == 4 and starts[-1] - starts[0] > 0.5      # spread, not at once
+    # A room still arrived after another had been set up and begun its game.
+    assert starts[-1] > min(end for _, end in row["setups"]), row["setups"]
+    assert len(row["endings"]) == 4
+    assert len(row["hold_rounds"]) == len(row["hold_at"]) == row["holds"]
+    assert re.search(r"^ +round 1 +\d+", out, re.M) and re.search(r"^ +round 2 +\d+", out, re.M)
+    kinds = load.doing(row)
+    assert "set-ups" in " ".join(kinds), kinds
+    assert re.search(r"^ +with set-ups", out, re.M)
+    assert "4 let in, 0 turned away" in out
+
+
+def test_each_room_plays_from_an_address_of_its_own():
+    """A room's four players share one loopback address, as a household shares its
+    Wi-Fi; rooms don't, so per-address shares see an evening's many addresses."""
+    addresses = {loadgen.household(seed) for seed in range(1, 3_001)}
+    assert len(addresses) == 3_000
+    for address in addresses:
+        parts = [int(x) for x in address.split(".")]
+        assert parts[0] == 127 and all(1 <= x <= 254 for x in parts[1:]), address
 
 
 def test_compare_serves_two_checkouts_in_turns_and_prints_the_ratio(capsys, tmp_path):

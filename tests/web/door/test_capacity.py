@@ -48,30 +48,53 @@ def full(redis_url):
     srv.stop()
 
 
+# A charged bid within this of the hold its player made, measured from when the
+# player's own screen showed spending: the fairness tests' bound (web/live/test_fairness.py).
+EXACT_MS = 80
+
+
+def turned_away(url: str, code: str) -> None:
+    """A new room, a solo game and a join are each turned away, clearly."""
+    for path, body in (("/rooms", {"name": "Cy"}), ("/solo", {"name": "Cy"}),
+                       (f"/r/{code}/join", {"name": "Cy"})):
+        response = requests.post(url + path, json=body, headers=JSON, timeout=5)
+        assert response.status_code == 503, (path, response.text)
+        assert "full" in response.json()["error"]
+        assert int(response.headers["Retry-After"]) > 0
+
+
 def test_a_full_worker_turns_new_games_away_and_keeps_running_ones(full):
     ann, bob = Player(full.url), Player(full.url)
     code = ann.create("Ann", "stake")
     bob.join(code, "Bob")
-    ann.post(f"/r/{code}/settings", {"ready_ms": 3000, "rounds": 1})
+    ann.post(f"/r/{code}/settings", {"ready_ms": 3000, "rounds": 1, "reveal": "all_bids",
+                                     "own_bank": "shown"})
     for p in (ann, bob):
         p.follow()
         p.wait_view(lambda v: v["phase"] == "lobby")
-    # Two streams open: full. A new room, a solo game, a join are turned away, clearly.
-    for path, body in (("/rooms", {"name": "Cy"}), ("/solo", {"name": "Cy"}),
-                       (f"/r/{code}/join", {"name": "Cy"})):
-        response = requests.post(full.url + path, json=body, headers=JSON, timeout=5)
-        assert response.status_code == 503, (path, response.text)
-        assert "full" in response.json()["error"]
-        assert int(response.headers["Retry-After"]) > 0
-    # The game under way goes on: start, hold, result.
+    turned_away(full.url, code)          # two streams open: full
+    # The game under way goes on, its bids exact while newcomers knock mid-round.
     ann.post(f"/r/{code}/start")
-    ann.wait_view(lambda v: v["phase"] == "countdown")
-    hold = ann.press()
-    assert hold.accepted, hold.first
-    ann.wait_view(lambda v: v["phase"] == "spending")
-    time.sleep(0.3)
-    hold.release()
+    holds = {}
+    for p in (ann, bob):
+        p.wait_view(lambda v: v["phase"] == "countdown")
+        holds[p] = p.press()
+        assert holds[p].accepted, holds[p].first
+    held = {}
+    for p, ms in ((bob, 500), (ann, 1200)):      # in the order they let go
+        p.wait_view(lambda v: v["phase"] in ("spending", "result", "ended"))
+        seen = p.view_arrival(lambda v: v["phase"] == "spending")
+        if p is ann:
+            turned_away(full.url, code)
+        time.sleep(max(0.0, seen + ms / 1000 - time.monotonic()))
+        let_go = time.monotonic()
+        holds[p].release()
+        held[p] = (let_go - seen) * 1000
     view = bob.wait_view(lambda v: v["phase"] in ("result", "ended"), timeout=10)
-    assert view["history"][0]["winner"] == ann.state()["me"]["id"]
+    [result] = view["history"]
+    assert result["winner"] == ann.state()["me"]["id"]
+    for p in (ann, bob):
+        charged = result["bids"][p.state()["me"]["id"]]
+        assert abs(charged - held[p]) <= EXACT_MS, (charged, held[p])
     for p in (ann, bob):
         p.stop()
