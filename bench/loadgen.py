@@ -42,10 +42,9 @@ def household(seed: int) -> str:
     return f"127.{n // 62_500 + 1}.{n // 250 % 250 + 1}.{n % 250 + 1}"
 
 
-def session(address: str | None = None) -> aiohttp.ClientSession:
-    """A client session of many connections at once (from ``address`` if given)."""
-    connector = aiohttp.TCPConnector(limit=0, force_close=False,
-                                     local_addr=(address, 0) if address else None)
+def session(address: str) -> aiohttp.ClientSession:
+    """A client session of many connections at once, from ``address``."""
+    connector = aiohttp.TCPConnector(limit=0, force_close=False, local_addr=(address, 0))
     return aiohttp.ClientSession(connector=connector, cookie_jar=aiohttp.DummyCookieJar(),
                                  timeout=aiohttp.ClientTimeout(total=30))
 
