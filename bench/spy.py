@@ -45,10 +45,12 @@ IDLE = ("acquire_with_timeout (", "Hub.run (", "_wait (", "wait (")
 
 
 def samples(path: Path):
-    """(stack, count) pairs from py-spy's raw (collapsed) format."""
+    """(stack, count) pairs from py-spy's raw (collapsed) format. A frame's name can
+    carry a newline (py-spy once wrote one with an exception's message in it), which
+    breaks its line in two; such a sample is skipped."""
     for line in path.read_text().splitlines():
         stack, _, count = line.rpartition(" ")
-        if stack:
+        if stack and count.isdigit():
             yield stack, int(count)
 
 
