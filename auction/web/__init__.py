@@ -54,7 +54,7 @@ def register(app: Flask, service: Service) -> None:
     app.before_request(_identify)
     app.before_request(limits.mint)   # a visitor's commit gets a device, if the budget allows
     limits.init(app, service.limiter_storage())   # ...so the limits count the commit on that device
-    health.init(app, capacity.init(app))
+    health.init(app, capacity.init(app, actions.busy_page))
     app.before_request(_guard_posts)
     app.after_request(_finish)
     app.context_processor(lambda: {"csrf_token": csrf_token()})

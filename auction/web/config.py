@@ -81,6 +81,9 @@ class Config:
     # and joins away with 503 so running games keep their timing
     # (web/door/capacity.py; 0: off).
     OVERLOAD_LAG_MS = env.number("OVERLOAD_LAG_MS", 100.0)
+    # ...or this many connections waiting in the kernel to be accepted (through most
+    # of the last second).
+    OVERLOAD_QUEUE = env.integer("OVERLOAD_QUEUE", 32)
     MAX_HOLDS_PER_WORKER = env.integer("MAX_HOLDS_PER_WORKER", 0)
     MAX_STREAMS_PER_WORKER = env.integer("MAX_STREAMS_PER_WORKER", 0)
     # On SIGTERM a worker takes no new stream or hold and lets the holds under way

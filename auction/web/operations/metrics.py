@@ -57,6 +57,11 @@ HOLDS = Counter("ta_holds", "Presses the hold socket accepted")
 REFUSED = Counter("ta_hold_refusals", "Presses refused, by reason", ["reason"])
 ENDED = Counter("ta_hold_endings", "Holds the server ended, by reason", ["reason"])
 UNAVAILABLE = Counter("ta_unavailable_responses", "503 answers, by cause", ["cause"])
+# What the door did with each new room, join, solo game and rematch: let in, or turned
+# away busy by which of its checks (web/door/capacity.py).
+NEW_GAMES = Counter("ta_new_games", "New games and joins, let in or turned away by the check",
+                    ["outcome"])
+BUSY = ("lag", "queue", "holds", "streams")
 COMPENSATION = Histogram("ta_release_compensation_ms",
                          "How far a release was dated back for the player's latency (ms)",
                          buckets=(0, 5, 10, 20, 40, 60, 80, 100, 150, 200, 300, 500))
@@ -71,6 +76,8 @@ for _reason in sorted(ENDINGS):
     ENDED.labels(_reason)
 for _cause in CAUSES:
     UNAVAILABLE.labels(_cause)
+for _outcome in ("let_in", *(f"busy_{check}" for check in BUSY)):
+    NEW_GAMES.labels(_outcome)
 
 
 _listeners: list = []     # this process's listening sockets (watch_listeners)
@@ -87,12 +94,20 @@ def accept_queue(sock) -> int | None:
     return tcp_info(sock, TCPI_UNACKED)
 
 
+def waiting() -> int | None:
+    """Connections waiting on this process's listening sockets (None: none known, or
+    the kernel does not say): what capacity.py turns newcomers away on."""
+    queues = [accept_queue(sock) for sock in _listeners]
+    known = [queue for queue in queues if queue is not None]
+    return sum(known) if known else None
+
+
 def exposition(folder: str | None) -> tuple[bytes, str]:
     """The text a scrape gets: this process's figures, or all live workers' summed from
     ``folder`` (config METRICS_DIR, from PROMETHEUS_MULTIPROC_DIR)."""
-    queues = [accept_queue(sock) for sock in _listeners]
-    if any(queue is not None for queue in queues):
-        ACCEPT_QUEUE.set(sum(queue or 0 for queue in queues))
+    queue = waiting()
+    if queue is not None:
+        ACCEPT_QUEUE.set(queue)
     if not folder:
         return generate_latest(REGISTRY), CONTENT_TYPE_LATEST
     registry = CollectorRegistry()

@@ -19,7 +19,7 @@ from ..common import room_code, services
 from ..door.hosts import site_url
 from .name_cookie import remember
 from .home import code_problem, home_page
-from ..respond import done, form, said, status_of, text, wants_page
+from ..respond import done, error, form, said, status_of, text, wants_page
 from .room import join_refused
 from .words import gettext, refusal
 
@@ -35,6 +35,25 @@ def _home_again(data: dict, card: str, exc: Exception) -> ResponseReturnValue:
     status = status_of(exc) if isinstance(exc, rules.RuleError) else 409     # Conflict
     about = "name" if isinstance(exc, rules.NameTaken) or "name" in str(exc) else card
     return home_page(data, {about: said(refusal(exc))}, status)
+
+
+# Where on the home page each new game's post comes from: its refusal is told there.
+_CARD = {"actions.create_room": "create", "actions.create_solo": "solo", "actions.join": "code"}
+
+
+def busy_page(message: str, **values: object) -> ResponseReturnValue:
+    """A new game this worker is too busy to take now (web/door/capacity.py). A browser's
+    post comes back to the page it came from, what was typed kept and the message beside
+    the card it pressed, so trying again is one tap; a JSON client, and the rematch (which
+    typed nothing), get the plain refusal."""
+    if not wants_page() or request.endpoint not in _CARD:
+        return error(503, message, **values)
+    data = form()
+    told = said(gettext(message, **values))
+    code = (request.view_args or {}).get("code")
+    if code is not None:      # the room page's own card
+        return join_refused(room_code(code), text(data, "name"), told, 503, "room")
+    return home_page(data, {_CARD[str(request.endpoint)]: told}, 503)
 
 
 def _created(code: str, name: str) -> ResponseReturnValue:
