@@ -13,6 +13,7 @@ samples that were not idle waits in the event loop.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -39,6 +40,7 @@ GROUPS = [
         "Flask.preprocess_request (", "Flask.process_response (")),
     ("websocket frames (simple-websocket, wsproto)", ("simple_websocket/", "wsproto/")),
 ]
+FRAME_END = re.compile(r" \([^()]*:\d+\)$")     # a stack's last frame: "name (file:line)"
 TOP = 15     # the frames with the most samples of their own (where the CPU is spent)
 # A leaf that means the thread waits: the gevent hub's loop, a native thread's lock.
 IDLE = ("acquire_with_timeout (", "Hub.run (", "_wait (", "wait (")
@@ -46,11 +48,12 @@ IDLE = ("acquire_with_timeout (", "Hub.run (", "_wait (", "wait (")
 
 def samples(path: Path):
     """(stack, count) pairs from py-spy's raw (collapsed) format. A frame's name can
-    carry a newline (py-spy once wrote one with an exception's message in it), which
-    breaks its line in two; such a sample is skipped."""
+    carry newlines (py-spy once wrote one with an exception's message in it), which
+    break its sample into lines that do not end in a frame "name (file:line)" and a
+    count; such a sample is skipped."""
     for line in path.read_text().splitlines():
         stack, _, count = line.rpartition(" ")
-        if stack and count.isdigit():
+        if count.isdigit() and FRAME_END.search(stack):
             yield stack, int(count)
 
 

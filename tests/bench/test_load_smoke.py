@@ -19,8 +19,15 @@ import loadgen  # noqa: E402
 from meters import AcceptQueue  # noqa: E402
 
 
+# The bench serves the door as it ships; on a busy test machine a worker's lag and its
+# accept queue say nothing, so these code-path runs turn its checks off (the door's own
+# tests are tests/web/door/test_capacity.py).
+NO_DOOR_ENV = ["OVERLOAD_LAG_MS=0", "OVERLOAD_QUEUE=0"]
+NO_DOOR = ["--env", *NO_DOOR_ENV]
+
+
 def test_smoke_run_fills_the_table(capsys):
-    rows = load.main(["--smoke", "--procs", "2"])
+    rows = load.main(["--smoke", "--procs", "2", *NO_DOOR])
     out = capsys.readouterr().out
     [row] = rows
     assert row["players"] == 8 and row["workers"] == 1 and row["rooms"] == 2
@@ -48,7 +55,7 @@ def test_an_evening_lets_rooms_arrive_and_end_while_others_play(capsys):
     up and plays at once, so set-ups, play and endings overlap; the breakdown
     splits the bid error by round and by what else went on around each hold."""
     [row] = load.main(["--players", "16", "--workers", "1", "--rounds", "2",
-                       "--arrive-s", "3", "--procs", "2"])
+                       "--arrive-s", "3", "--procs", "2", *NO_DOOR])
     out = capsys.readouterr().out
     assert row["rooms"] == row["rooms_ended"] == row["late_admitted"] == 4
     assert row["turned_away"] == 0 and row["lost"] == 0 and row["inconsistent"] == 0
@@ -105,11 +112,13 @@ def test_rooms_arriving_past_capacity_are_turned_away_and_the_others_play_on(cap
     """The overload run's code path: a worker full of streams (here: its cap is the
     8 players already playing) turns the rooms that arrive mid-run away with 503;
     with room to spare it lets them in and they play to the end too."""
-    [full] = load.main(["--smoke", "--late", "8", "--env", "MAX_STREAMS_PER_WORKER=8"])
+    [full] = load.main(["--smoke", "--late", "8", "--env", "MAX_STREAMS_PER_WORKER=8",
+                         *NO_DOOR_ENV])
     assert full["turned_away"] == 2 and full["late_admitted"] == 0
     assert full["rooms"] == 2 and full["rooms_ended"] == 2 and full["lost"] == 0
     assert full["statuses"][503] >= 2
-    [spare] = load.main(["--smoke", "--late", "8", "--env", "MAX_STREAMS_PER_WORKER=100"])
+    [spare] = load.main(["--smoke", "--late", "8", "--env", "MAX_STREAMS_PER_WORKER=100",
+                          *NO_DOOR_ENV])
     assert spare["turned_away"] == 0 and spare["late_admitted"] == 2
     assert spare["rooms"] == 4 and spare["rooms_ended"] == 4 and spare["lost"] == 0
     assert "2 let in, 0 turned away" in capsys.readouterr().out
@@ -124,7 +133,10 @@ def test_profile_summary_groups_samples_by_what_they_were_doing(tmp_path):
         "Hub.run (gevent/hub.py:647) 50\n"
         "hold (auction/web/live/hold.py:9);HoldSocket.run (auction/web/live/hold.py:1);"
         "HoldSocket._watch (auction/web/live/hold.py:2);Redis._execute_command (redis/client.py:6) 30\n"
-        "serve.<locals>.generate (auction/web/live/stream.py:3);view_for (auction/game/views.py:4) 20\n")
+        "serve.<locals>.generate (auction/web/live/stream.py:3);view_for (auction/game/views.py:4) 20\n"
+        # a frame name with newlines in it breaks its sample into lines: left out
+        "identify (auction/web/door/identity.py:37); (Working outside of\n"
+        "application context. See the documentation (flask.palletsprojects.com).) 7\n")
     summary = spy.summarize([raw])
     assert summary.startswith("50 busy samples of 100 (50 % busy)")
     assert " 60.0 %  hold sockets" in summary and " 60.0 %  redis-py, any caller" in summary
