@@ -174,3 +174,14 @@ def test_the_floor_server_plays_the_benchs_games_to_the_end(capsys):
     assert not row["errors"] and not row["refusals"] and row["wrong_refusals"] == 0
     assert all(abs(e) < 1000 for e in row["bid_errors"])
     assert row["cpu_ms_per_player_round"] > 0
+
+
+def test_the_connection_flood_opens_connections_and_asks_for_rooms_meanwhile():
+    """bench/connection_flood.py's code path: it holds the connections it opened, samples
+    the accept queue and asks for a new room each second of the flood (what the door
+    answers on a busy test machine is the bench's business, not this smoke's)."""
+    import connection_flood
+    [row] = connection_flood.main(["--rates", "200", "--seconds", "2"])
+    assert row["opened"] >= 300 and row["queue"] is not None
+    assert len(row["during"]) >= 1 and set(row["during"]) <= {201, 503}, row
+    assert row["before"] in (201, 503) and row["after"] in (201, 503)
