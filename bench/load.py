@@ -44,6 +44,7 @@ import bisect
 import math
 import multiprocessing
 import os
+import re
 import sys
 import time
 from collections import Counter
@@ -51,6 +52,7 @@ from pathlib import Path
 
 import psutil
 import redis
+import requests
 
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent / "tests")]
@@ -114,6 +116,7 @@ def run_step(players: int, workers: int, rounds: int, procs: int, ramp_s: float,
     # still pass the per-address abuse limits meant for one party: raise them.
     server = AppServer(store.url, workers=workers, args=GUNICORN_ARGS, root=root,
                        env={"TA_RATE_LIMIT_SCALE": "10000", **SHIPPED_DOOR, **(env or {})})
+    door: dict[str, int] = {}
     ctx = multiprocessing.get_context("spawn")
     queue = ctx.Queue()
     procs = max(1, min(procs, rooms + late_rooms))
@@ -159,12 +162,14 @@ def run_step(players: int, workers: int, rounds: int, procs: int, ramp_s: float,
             k.join(30)
         for s in spies:
             s.wait(profile_s + 30)
+        door = door_checks(server.url)
     finally:
         server.stop()
     # Measured once the server's connections are gone: what the rooms' data takes.
     memory = client.info("memory")["used_memory"] - memory0
     client.close()
     row = merge(tallies)
+    row["door"] = door
     played = rooms + row["late_admitted"]
     row.update(players=played * 4, workers=workers, rooms=played, wall_s=wall,
                app_cpu=100 * app_s / wall, app_system=100 * app_sys_s / max(app_s, 1e-9),
@@ -220,10 +225,27 @@ def format_row(row: dict) -> str:
     return " ".join(f"{cell:>{width}}" for cell, (_, width) in zip(cells, COLUMNS))
 
 
+def door_checks(url: str) -> dict[str, int]:
+    """What the door did with the new games, by outcome, as /metrics counts it for an
+    operator (ta_new_games; a loopback scrape needs no token). Empty where the server
+    served has no such figure (an older build, the floor)."""
+    try:
+        text = requests.get(url + "/metrics", timeout=10).text
+    except requests.RequestException:
+        return {}
+    return {outcome: int(float(count)) for outcome, count in
+            re.findall(r'^ta_new_games_total\{outcome="(\w+)"\} (\S+)$', text, re.M)}
+
+
 def notes(row: dict) -> str:
     parts = [f"{row['rooms_ended']}/{row['rooms']} rooms ended", f"{row['wall_s']:.0f} s",
              *([f"rooms arriving mid-run: {row['late_admitted']} let in, {row['turned_away']} "
                 "turned away (503)"] if row["late_admitted"] + row["turned_away"] else []),
+             *([f"the door's turn-aways by check: " + ", ".join(
+                 f"{outcome.removeprefix('busy_')} {n}" for outcome, n in
+                 sorted(row["door"].items()) if outcome.startswith("busy_") and n)]
+               if any(n for o, n in row.get("door", {}).items() if o.startswith("busy_"))
+               else []),
              f"generator lag up to {row['gen_lag_ms']:.0f} ms",
              f"{row['app_system']:.0f}% of the workers' CPU in the kernel",
              f"machine busy {row['machine_cpu']:.0f}% of {psutil.cpu_count()} cores, of which "

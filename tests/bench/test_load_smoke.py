@@ -115,13 +115,16 @@ def test_rooms_arriving_past_capacity_are_turned_away_and_the_others_play_on(cap
     [full] = load.main(["--smoke", "--late", "8", "--env", "MAX_STREAMS_PER_WORKER=8",
                          *NO_DOOR_ENV])
     assert full["turned_away"] == 2 and full["late_admitted"] == 0
+    assert full["door"]["busy_streams"] == 2 and full["door"]["let_in"] >= 2    # /metrics
     assert full["rooms"] == 2 and full["rooms_ended"] == 2 and full["lost"] == 0
     assert full["statuses"][503] >= 2
     [spare] = load.main(["--smoke", "--late", "8", "--env", "MAX_STREAMS_PER_WORKER=100",
                           *NO_DOOR_ENV])
     assert spare["turned_away"] == 0 and spare["late_admitted"] == 2
     assert spare["rooms"] == 4 and spare["rooms_ended"] == 4 and spare["lost"] == 0
-    assert "2 let in, 0 turned away" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "the door's turn-aways by check: streams 2" in out
+    assert "2 let in, 0 turned away" in out
 
 
 def test_profile_summary_groups_samples_by_what_they_were_doing(tmp_path):
