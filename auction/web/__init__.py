@@ -23,7 +23,7 @@ from werkzeug.exceptions import HTTPException
 
 from ..game import rules
 from ..server import Conflict, NoSuchRoom, Service
-from .pages import actions, api, home, results, room, screen
+from .pages import actions, api, home, render, results, room, screen
 from .door import capacity, hosts, identity, limits
 from . import delivery, i18n
 from .live import hold, stream
@@ -55,6 +55,8 @@ def register(app: Flask, service: Service) -> None:
     app.before_request(limits.mint)   # a visitor's commit gets a device, if the budget allows
     limits.init(app, service.limiter_storage())   # ...so the limits count the commit on that device
     health.init(app, capacity.init(app, actions.busy_page))
+    if app.config["SCHEDULER"]:      # a serving worker: its first pages as fast as the rest
+        render.warm({"partials": render.PARTS, "screen": screen.PARTS})
     app.before_request(_guard_posts)
     app.after_request(_finish)
     app.context_processor(lambda: {"csrf_token": csrf_token()})

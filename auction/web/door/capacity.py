@@ -98,8 +98,12 @@ class Capacity:
 
     def _most(self, field: int) -> float:
         """What most of the last second saw of ``field``: its 80th percentile (0 while
-        the worker warms up)."""
-        seen = sorted(row[field] for row in list(self._seen) if row[0] >= self._counts_from)
+        the worker warms up, and until a whole second has been seen since: the first
+        few samples alone are not "most", and one slow first page was all of them)."""
+        rows = list(self._seen)
+        if not rows or rows[-1][0] < self._counts_from + WINDOW_S:
+            return 0.0
+        seen = sorted(row[field] for row in rows if row[0] >= self._counts_from)
         return seen[int(len(seen) * 0.8)] if seen else 0.0
 
     def lag_ms(self) -> float:

@@ -36,6 +36,18 @@ def test_behind_by_its_event_loop_its_holds_or_its_streams():
     assert Capacity(0, 0, 0).behind() is None         # every check off
 
 
+def test_the_first_second_after_warming_up_is_not_most_of_a_second():
+    """A fresh worker's first samples alone are not "most of the last second": one slow
+    first page was all of them, and the evening's first rooms were turned away."""
+    cap = Capacity(lag_ms=75, max_holds=0, max_streams=0, max_waiting=32)
+    now = time.monotonic()
+    cap._counts_from = now - 0.4
+    cap._seen.extend([(now - 0.3, 200.0, 40), (now, 10.0, 40)])
+    assert cap.behind() is None and cap.lag_ms() == 0 and cap.waiting() == 0
+    cap._counts_from = now - capacity.WINDOW_S
+    assert cap.behind() == ("lag", "event loop 200 ms late")
+
+
 def test_behind_by_the_connections_waiting_to_be_accepted():
     cap = Capacity(lag_ms=0, max_holds=0, max_streams=0, max_waiting=32)
     now = time.monotonic()

@@ -160,3 +160,19 @@ def test_static_pages_and_pwa_files(client):
     for icon in manifest["icons"]:
         with client.get(icon["src"].split("?")[0]) as png:   # closes the file it streams
             assert png.status_code == 200
+
+
+def test_a_serving_worker_warms_every_template_before_it_serves():
+    """render.warm compiles every page and part in every language, and finds what each
+    live part reads: a fresh worker's first room page took 200 ms of its event loop
+    without it (docs/scaling.md)."""
+    from auction.web.pages import screen
+    for env in render.ENVS.values():
+        env.cache.clear()
+    render._inputs_of.cache_clear()
+    render.warm({"partials": render.PARTS, "screen": screen.PARTS})
+    for env in render.ENVS.values():
+        compiled = {name for _, name in env.cache.keys()}
+        pages = set(env.list_templates(filter_func=lambda name: name.endswith(".html")))
+        assert pages and pages <= compiled, pages - compiled
+    assert render._inputs_of.cache_info().currsize == len(render.PARTS) + len(screen.PARTS)
