@@ -133,6 +133,11 @@ class _Line:
         while not self.closed:
             try:
                 now = time.monotonic()
+                if not self.channels:
+                    # Nothing to carry (the last stream of its rooms closed): redis-py
+                    # reads nothing on a subscription without channels, so a pong would
+                    # never be heard, and the line would be taken for lost every SILENT_S.
+                    heard = asked = now
                 if now - heard > Hub.SILENT_S:
                     raise ConnectionError(f"no answer for {now - heard:.1f} s")
                 if now - max(heard, asked) >= Hub.PING_S:

@@ -91,3 +91,31 @@ def test_a_subscription_that_falls_silent_is_opened_again(redis_url):
         client.close()
         target.close()
         proxy.close()
+
+
+def test_a_line_whose_rooms_all_closed_stays_quiet_and_carries_the_next(redis_url, caplog):
+    """A worker whose last room's streams have closed keeps its line open and idle:
+    redis-py reads nothing on a subscription without channels, so the pong the hub asked
+    for was never heard, and the line was taken for lost and opened again every
+    SILENT_S, a warning each time, for as long as the worker stayed idle."""
+    target = redis.Redis.from_url(redis_url)
+    hub = Hub(redis.Redis.from_url(redis_url))
+    try:
+        hub.listen("IDLE").close()
+        opened = target.info("stats")["total_connections_received"]
+        time.sleep(Hub.SILENT_S + Hub.PING_S + 0.5)
+        assert target.info("stats")["total_connections_received"] == opened
+        assert not [r for r in caplog.records if r.name == "auction.server.hub"], caplog.text
+        listener = hub.listen("NEXT")      # the idle line carries the next room at once
+        deadline = time.monotonic() + 5
+        while not target.execute_command("PUBSUB", "NUMSUB", store.channel("NEXT"))[1]:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        target.publish(store.channel("NEXT"), b"2\n{}")
+        while listener.latest is None:
+            assert time.monotonic() < deadline, "the next room was not heard"
+            time.sleep(0.02)
+        listener.close()
+    finally:
+        stop(hub)
+        target.close()
