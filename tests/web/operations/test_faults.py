@@ -36,6 +36,7 @@ ROOMS = 6
 # Only against gross errors (a hold charged to a kill, a restart or a reload): the
 # machine running the suite may be busy, and figures are the bench's business.
 SAFE_BID_ERROR_MS = 1000
+STORE_MARGIN_S = 1.0
 
 
 class Games:
@@ -72,14 +73,30 @@ class Games:
         return loadgen.Tally.from_dict(json.loads(self.lines[-1]))
 
 
-def assert_games_went_on(tally: loadgen.Tally, rooms: int = ROOMS) -> None:
+def assert_games_went_on(tally: loadgen.Tally, rooms: int = ROOMS,
+                         store_away: tuple[float, float] | None = None) -> None:
+    """``store_away``: when the test took the store away and had it back (monotonic s,
+    the clock the generator dates its releases by)."""
     seen = {k: v for k, v in tally.as_dict().items() if not isinstance(v, list)}
     assert tally.rooms == rooms and tally.rooms_ended == rooms, seen
     assert tally.lost == 0, seen
     assert tally.inconsistent == 0, seen
     assert tally.holds > 0, seen
     assert not [s for s in tally.statuses if s >= 500 and s != 503], seen
-    assert max(abs(e) for e in tally.bid_errors) <= SAFE_BID_ERROR_MS, sorted(tally.bid_errors)
+    errors = list(zip(tally.hold_at, tally.bid_errors))
+    if store_away is not None:
+        # A release that reaches a worker while the store is away cannot be written: its
+        # hold is charged to its last written heartbeat (docs/scaling.md), up to a beat
+        # and a flush before the crash, so up to about a second less than was held if
+        # the player let go before the worker noticed. Never more than was held. The
+        # margin: a release sent within a second of the store's going or return may
+        # be read by a busy test machine's worker on the other side of it.
+        went, back = store_away
+        caught = [e for at, e in errors if went - STORE_MARGIN_S <= at <= back + STORE_MARGIN_S]
+        assert max(caught, default=0) <= SAFE_BID_ERROR_MS, sorted(caught)
+        errors = [(at, e) for at, e in errors if not went - STORE_MARGIN_S <= at <= back + STORE_MARGIN_S]
+        assert errors, "no hold away from the store's outage to measure"
+    assert max(abs(e) for _, e in errors) <= SAFE_BID_ERROR_MS, sorted(e for _, e in errors)
 
 
 def test_worker_killed_under_load_players_carry_on(redis_url):
@@ -121,6 +138,7 @@ def test_redis_crash_under_load_503_then_games_go_on():
         code = watcher.create("Watcher", "stake")
         games = Games(srv.url)
         time.sleep(2)
+        went = time.monotonic()
         store.crash()
         try:
             page = requests.get(f"{srv.url}/r/{code}", timeout=10)
@@ -135,8 +153,9 @@ def test_redis_crash_under_load_503_then_games_go_on():
             time.sleep(1)
         finally:
             store.start()
+            back = time.monotonic()
         tally = games.finish()
-        assert_games_went_on(tally)
+        assert_games_went_on(tally, store_away=(went, back))
         # The room made before the crash came back from the file.
         assert watcher.state()["code"] == code
     finally:
