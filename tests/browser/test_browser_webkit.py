@@ -164,7 +164,9 @@ def test_a_quick_solo_game_by_touch_in_webkit(server, webkit):
         if n < ROUNDS:
             charged = driver.find_element("css selector", ".result .facts dd").text
             assert 0.2 <= phone.seconds(charged) <= 1.5, charged
-            assert abs(phone.seconds(charged) - float(shown)) <= 0.2, (charged, shown)
+            # In whole tenths: 0.8 - 0.6 is 0.20000000000000007 in floats.
+            assert abs(round(phone.seconds(charged) * 10) - round(float(shown) * 10)) <= 2, \
+                (charged, shown)
 
     wait(driver, state("ended"))
     time.sleep(1.0)
