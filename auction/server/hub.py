@@ -149,6 +149,8 @@ class _Line:
                     log.warning("the Redis subscription %s is back", self.name)
                 backoff = 0.1
             except Exception as exc:
+                if self.closed:        # closed under its reader (a node left behind): no loss
+                    return
                 if backoff == 0.1:     # one line per outage, not one per try
                     log.warning("lost the Redis subscription %s (%s); retrying",
                                 self.name, exc)

@@ -11,6 +11,7 @@ import redis
 
 from auction.server import store
 from auction.server.hub import Hub
+from harness import RedisServer
 
 
 def stop(hub: Hub) -> None:
@@ -93,19 +94,22 @@ def test_a_subscription_that_falls_silent_is_opened_again(redis_url):
         proxy.close()
 
 
-def test_a_line_whose_rooms_all_closed_stays_quiet_and_carries_the_next(redis_url, caplog):
+def test_a_line_whose_rooms_all_closed_stays_quiet_and_carries_the_next(caplog):
     """A worker whose last room's streams have closed keeps its line open and idle:
     redis-py reads nothing on a subscription without channels, so the pong the hub asked
     for was never heard, and the line was taken for lost and opened again every
     SILENT_S, a warning each time, for as long as the worker stayed idle."""
-    target = redis.Redis.from_url(redis_url)
-    hub = Hub(redis.Redis.from_url(redis_url))
+    own = RedisServer()     # its connection count is this hub's alone
+    target = redis.Redis.from_url(own.url)
+    hub = Hub(redis.Redis.from_url(own.url))
     try:
+        before = {t.ident for t in threading.enumerate()}
         hub.listen("IDLE").close()
+        mine = {t.ident for t in threading.enumerate()} - before   # its line's thread
         opened = target.info("stats")["total_connections_received"]
         time.sleep(Hub.SILENT_S + Hub.PING_S + 0.5)
         assert target.info("stats")["total_connections_received"] == opened
-        assert not [r for r in caplog.records if r.name == "auction.server.hub"], caplog.text
+        assert not [r for r in caplog.records if r.thread in mine], caplog.text
         listener = hub.listen("NEXT")      # the idle line carries the next room at once
         deadline = time.monotonic() + 5
         while not target.execute_command("PUBSUB", "NUMSUB", store.channel("NEXT"))[1]:
@@ -119,3 +123,18 @@ def test_a_line_whose_rooms_all_closed_stays_quiet_and_carries_the_next(redis_ur
     finally:
         stop(hub)
         target.close()
+        own.stop()
+
+
+def test_a_line_closed_under_its_reader_says_nothing(redis_url, caplog):
+    """A line the hub retires (on a cluster, a node none of its rooms live on any more)
+    is closed while its thread reads it: that read fails, and is no lost subscription."""
+    hub = Hub(redis.Redis.from_url(redis_url))
+    before = {t.ident for t in threading.enumerate()}
+    listener = hub.listen("RETIRED")
+    mine = {t.ident for t in threading.enumerate()} - before
+    time.sleep(0.3)                 # its thread is in its read
+    stop(hub)
+    time.sleep(Hub.PING_S + 0.5)    # past the read's timeout
+    assert listener.code == "RETIRED" and not [r for r in caplog.records if r.thread in mine], \
+        caplog.text
