@@ -64,7 +64,7 @@ class RedisServer:
             try:
                 self.start()
                 break
-            except RuntimeError:    # it exited: its port taken between (AppServer)
+            except RuntimeError:    # it exited: most likely its port was taken between
                 if not tries_left:
                     self.dir.cleanup()
                     raise
@@ -103,17 +103,22 @@ class AppServer:
         self._redis_url, self._workers, self._env, self._args = redis_url, workers, env, args
         self._root = root
         for tries_left in reversed(range(PORT_TRIES)):
-            if self._start():
-                break
-            out = self._discard()
-            # free_port's port is free when asked, not when the server binds it a moment
-            # later: another test's server or an outgoing connection may take it between.
-            if "Address already in use" not in out or not tries_left:
+            try:
+                self._start()
+                return
+            except (RuntimeError, TimeoutError) as failed:
+                out = self._discard()
+                # free_port's port is free when asked, not when the server binds it a
+                # moment later: another test's server or an outgoing connection may take
+                # it between. Then the server exits at once, and a fresh port will do.
+                if isinstance(failed, RuntimeError) and "Address already in use" in out \
+                        and tries_left:
+                    continue
                 self.instance.cleanup()
-                raise RuntimeError(f"the server did not start:\n{out[-3000:]}")
+                raise type(failed)(f"the server did not start:\n{out[-3000:]}") from None
 
-    def _start(self) -> bool:
-        """The server on a fresh port, answering; False if it exited before it answered."""
+    def _start(self) -> None:
+        """The server on a fresh port, answering. RuntimeError: it exited first."""
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         full_env = {**os.environ, "PORT": str(self.port), "REDIS_URL": self._redis_url or "",
@@ -137,16 +142,8 @@ class AppServer:
         self.log = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(cmd, cwd=self._root, env=full_env, stdout=self.log,
                                      stderr=subprocess.STDOUT, start_new_session=True)
-        try:
-            wait_for_port(self.port, self.proc)
-            self._wait_ready()
-        except RuntimeError:
-            return False
-        except TimeoutError:
-            out = self._discard()
-            self.instance.cleanup()
-            raise TimeoutError(out) from None
-        return True
+        wait_for_port(self.port, self.proc)
+        self._wait_ready()
 
     def _discard(self) -> str:
         """End a start that failed; what it printed."""

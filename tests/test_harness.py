@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 
+import redis
 import requests
 
 import harness
@@ -32,6 +33,8 @@ def test_a_server_whose_port_is_taken_starts_on_another(redis_url, monkeypatch):
 
 
 def test_a_redis_whose_port_is_taken_starts_on_another(monkeypatch):
+    """The same for a test's own Redis (a socket bound to the port, as an outgoing
+    connection's is)."""
     taken = socket.socket()
     taken.bind(("127.0.0.1", 0))
     ports = [taken.getsockname()[1]]
@@ -41,7 +44,7 @@ def test_a_redis_whose_port_is_taken_starts_on_another(monkeypatch):
         store = harness.RedisServer()
         try:
             assert store.port != taken.getsockname()[1]
-            with harness.redis.Redis.from_url(store.url) as client:
+            with redis.Redis.from_url(store.url) as client:
                 assert client.ping()
         finally:
             store.stop()
