@@ -17,6 +17,7 @@ TV_SIZES = ({"width": 1280, "height": 720}, {"width": 1920, "height": 1080})
 def top_and_bottom(page, locator) -> tuple[float, float]:
     """Where ``locator`` sits on the page (document coordinates, not the viewport's)."""
     box = locator.bounding_box()
+    assert box is not None, f"{locator} is not on the page (hidden, or swapped out under the test)"
     scroll = page.evaluate("window.scrollY")
     return box["y"] + scroll, box["y"] + scroll + box["height"]
 
@@ -116,6 +117,9 @@ def test_the_rematch_comes_first_and_the_words_are_honest(server, open_phone):
     new = host.url.rsplit("/", 1)[1]
     bob.wait_for_url(f"**/r/{new}", timeout=10_000)
     bob.goto(f"{server.url}/r/{code}")
+    # The stream's first view swaps #room's contents: measured before it lands, the link
+    # can be replaced between being found and being measured.
+    phone.live(bob)
     join = bob.locator("[data-rematch-follow]")
     on_first_screen(bob, join)
     assert join.inner_text().strip() == "Join the rematch"
