@@ -14,7 +14,7 @@ import requests
 import websocket
 
 
-# The server's liveness message on a hold socket, every 200 ms while held: not news.
+# The server's liveness message on a hold socket, every beat (500 ms) while held: not news.
 BEAT = '{"type": "beat"}'
 
 # Every device made, so a fixture can close what a test left open.
