@@ -12,7 +12,7 @@ from pathlib import Path
 import redis
 from redis.crc import key_slot
 
-from harness import free_port, wait_for_port
+from harness import PORT_TRIES, free_port, wait_for_port
 
 
 class RedisCluster:
@@ -29,31 +29,19 @@ class RedisCluster:
         self.masters = masters
         self.dir = tempfile.TemporaryDirectory(prefix="ta-cluster-")
         count = masters * (1 + replicas)
-        ports: list[int] = []
-        while len(ports) < 2 * count:      # twelve picks may repeat one
-            port = free_port()
-            if port not in ports:
-                ports.append(port)
-        self.ports, self.bus_ports = ports[:count], ports[count:]
-        timeout = ["--cluster-node-timeout", str(node_timeout_ms)] if node_timeout_ms else []
+        self.timeout = ["--cluster-node-timeout", str(node_timeout_ms)] if node_timeout_ms else []
         self.procs: list[subprocess.Popen] = []
         self._clients: dict[int, redis.Redis] = {}
         self.down: set[int] = set()       # killed or frozen by kill_master
         try:
-            for port, bus in zip(self.ports, self.bus_ports):
-                folder = Path(self.dir.name) / str(port)
-                folder.mkdir()
-                # The bus port is named too: the default (port + 10000) may not exist.
-                self.procs.append(subprocess.Popen(
-                    [self.BINARY, "--port", str(port), "--cluster-port", str(bus),
-                     "--bind", "127.0.0.1", "--cluster-enabled", "yes",
-                     "--cluster-config-file", "nodes.conf", "--save", "",
-                     "--appendonly", "no", "--dir", str(folder), *timeout,
-                     # A replica's first sync at once (the default waits 5 s for more).
-                     "--repl-diskless-sync-delay", "0"],
-                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-            for port, proc in zip(self.ports, self.procs):
-                wait_for_port(port, proc)
+            for tries_left in reversed(range(PORT_TRIES)):
+                try:
+                    self._launch(count, f"try{PORT_TRIES - tries_left}")
+                    break
+                except RuntimeError:    # a node exited: most likely a port was taken
+                    self._end_nodes()   # between free_port and its bind; new ports
+                    if not tries_left:
+                        raise
             self._join()
             if replicas:
                 self._replicate()
@@ -64,6 +52,31 @@ class RedisCluster:
         # finds the map from whichever answers.
         hosts = ",".join(f"127.0.0.1:{p}" for p in self.ports)
         self.url = f"redis+cluster://{hosts}"
+
+    def _launch(self, count: int, name: str) -> None:
+        """``count`` nodes on fresh ports, each listening, in folders of the try ``name``
+        (a port a failed try used may come again: its node must not find that one's
+        files). RuntimeError: one exited first."""
+        ports: list[int] = []
+        while len(ports) < 2 * count:      # twelve picks may repeat one
+            port = free_port()
+            if port not in ports:
+                ports.append(port)
+        self.ports, self.bus_ports = ports[:count], ports[count:]
+        for port, bus in zip(self.ports, self.bus_ports):
+            folder = Path(self.dir.name) / name / str(port)
+            folder.mkdir(parents=True)
+            # The bus port is named too: the default (port + 10000) may not exist.
+            self.procs.append(subprocess.Popen(
+                [self.BINARY, "--port", str(port), "--cluster-port", str(bus),
+                 "--bind", "127.0.0.1", "--cluster-enabled", "yes",
+                 "--cluster-config-file", "nodes.conf", "--save", "",
+                 "--appendonly", "no", "--dir", str(folder), *self.timeout,
+                 # A replica's first sync at once (the default waits 5 s for more).
+                 "--repl-diskless-sync-delay", "0"],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        for port, proc in zip(self.ports, self.procs):
+            wait_for_port(port, proc)
 
     def _join(self) -> None:
         """Give each master an equal range of the 16,384 slots, introduce every node,
@@ -166,6 +179,15 @@ class RedisCluster:
 
         self._until(promoted, "no replica took over", timeout)
         return victim, self.master_of(key)
+
+    def _end_nodes(self) -> None:
+        """Stop every node of a try that failed (none was frozen yet)."""
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in self.procs:
+            proc.wait(10)
+        self.procs = []
 
     def stop(self) -> None:
         for client in self._clients.values():

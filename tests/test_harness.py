@@ -1,4 +1,5 @@
-"""The test servers' own harness: a server whose port was taken starts on another."""
+"""The test servers' own harness: a server, Redis or cluster node whose port was taken
+starts on another."""
 
 from __future__ import annotations
 
@@ -48,5 +49,29 @@ def test_a_redis_whose_port_is_taken_starts_on_another(monkeypatch):
                 assert client.ping()
         finally:
             store.stop()
+    finally:
+        taken.close()
+
+
+def test_a_cluster_whose_node_port_is_taken_starts_on_others(monkeypatch):
+    """The same for a Redis Cluster's nodes: one node that cannot bind starts the whole
+    try again on fresh ports, and nothing of the failed try is left running."""
+    import cluster_harness
+
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    ports = [taken.getsockname()[1]]
+    real = cluster_harness.free_port
+    monkeypatch.setattr(cluster_harness, "free_port", lambda: ports.pop() if ports else real())
+    try:
+        cluster = cluster_harness.RedisCluster(masters=3)
+        try:
+            assert taken.getsockname()[1] not in cluster.ports + cluster.bus_ports
+            assert len(cluster.procs) == 3 and all(p.poll() is None for p in cluster.procs)
+            owner = cluster.owner("k")         # the cluster formed: a slot has its node
+            owner.set("k", "v")
+            assert owner.get("k") == b"v"
+        finally:
+            cluster.stop()
     finally:
         taken.close()
