@@ -19,6 +19,24 @@ def test_whole_quick_game_on_one_process(server):
     games.check(players, holds)
 
 
+def each_workers_answers(http, url: str, workers: int = 2, timeout_s: float = 30) -> dict:
+    """``url`` asked on fresh connections until each of ``workers`` gunicorn workers has
+    answered (X-Worker) or ``timeout_s`` passed, and at least 40 times; every answer, by
+    worker. The harness's server is up once one worker answers; the other may still be
+    starting then (a worker that waits for the embedded Redis another one starts), and
+    the kernel hands connections to the workers already waiting in accept."""
+    answers: dict[str, list] = {}
+    deadline = time.monotonic() + timeout_s
+    asked = 0
+    while asked < 40 or (len(answers) < workers and time.monotonic() < deadline):
+        r = http.get(url, headers={"Connection": "close"}, timeout=5)
+        answers.setdefault(r.headers["X-Worker"], []).append(r)
+        asked += 1
+        if asked >= 40:
+            time.sleep(0.05)
+    return answers
+
+
 def test_whole_quick_game_on_two_gunicorn_workers(redis_url):
     srv = AppServer(redis_url, workers=2, env={"TA_EXPOSE_WORKER": "1"})
     try:
@@ -26,12 +44,9 @@ def test_whole_quick_game_on_two_gunicorn_workers(redis_url):
         holds = games.play(players)
         games.check(players, holds)
         # Fresh connections land on both workers: the room is served by either.
-        seen = set()
-        for _ in range(40):
-            r = players[0].http.get(f"{srv.url}/r/{players[0].code}/state",
-                                    headers={"Connection": "close"}, timeout=5)
-            seen.add(r.headers["X-Worker"])
-        assert len(seen) == 2
+        answers = each_workers_answers(players[0].http, f"{srv.url}/r/{players[0].code}/state")
+        assert len(answers) == 2, answers.keys()
+        assert all(r.status_code == 200 for got in answers.values() for r in got)
     finally:
         srv.stop()
 
@@ -103,13 +118,11 @@ def test_workers_without_redis_url_share_one_embedded_redis():
         host = Player(srv.url)
         code = host.create("Ann", "stake")
         host.post(f"/r/{code}/settings", {"rounds": 7})
-        answers = {}
-        for _ in range(40):
-            r = host.http.get(f"{srv.url}/r/{code}/state", headers={"Connection": "close"},
-                              timeout=5)
-            assert r.status_code == 200, r.text
-            answers[r.headers["X-Worker"]] = r.json()["settings"]["rounds"]
-        assert len(answers) == 2 and set(answers.values()) == {7}
+        answers = each_workers_answers(host.http, f"{srv.url}/r/{code}/state")
+        assert len(answers) == 2, answers.keys()
+        for got in answers.values():
+            assert all(r.status_code == 200 and r.json()["settings"]["rounds"] == 7
+                       for r in got), [(r.status_code, r.text[:200]) for r in got]
     finally:
         srv.stop()
 
