@@ -276,6 +276,11 @@ class Hold:
             return "connection_lost"
         return None
 
+    def lost(self) -> Ending:
+        """The socket can no longer reach its client (a write that would not go out):
+        let go at the last sign of life, as a line fallen silent is."""
+        return self.release(self.alive_ms) or "connection_lost"
+
     # -- 4. the release ------------------------------------------------------------
 
     def _rtt(self) -> int | None:

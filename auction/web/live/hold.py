@@ -193,6 +193,8 @@ class HoldSocket:
                 return self._said(hold.let_go(
                     message_ms=self.tap.text_ms[-1] if self.tap.text_ms else None,
                     now_ms=now_ms()))
+            if self.ws.lost:    # it reads nothing of ours: gone, as a silent line is
+                return self.end(hold.lost())
             if not self.ws.connected:
                 return self._said(hold.let_go(closed_ms=self.tap.closed_ms,
                                               eof_ms=self.ws.ended_ms, now_ms=now_ms()))
@@ -221,9 +223,9 @@ class HoldSocket:
             data = self.tap.send(Ping(payload))
             if beat:
                 data += self.tap.send(TextMessage(BEAT_MESSAGE))
-            self.ws.sock.sendall(data)
-        except (OSError, LocalProtocolError):
-            pass    # the connection is closing; the watch loop sees it and lets go
+        except LocalProtocolError:
+            return    # the connection is closing; the watch loop sees it and lets go
+        self.ws.write(data)     # if it cannot go out, the watch loop sees the line lost
 
 
 def _route(code: str):
@@ -232,6 +234,10 @@ def _route(code: str):
         hold(ws, code, g.arrived_ms, ws.arrived_ms())
     except ConnectionClosed:
         pass
+    except Exception:
+        # After the 101 the connection speaks WebSocket: an error page written into it
+        # would be read as frames. A fault of ours is logged and the socket closed.
+        current_app.logger.exception("the hold socket of %s failed", code)
     return ws.finish()
 
 

@@ -13,6 +13,16 @@ work in a busy worker is still charged at its arrival. The press is dated the sa
 way, by the kernel's time of the upgrade request's last data (``TCP_INFO``). Where the
 kernel cannot say (not Linux, a TLS socket served directly), the worker's own clock
 at the read dates it, as before.
+
+One client's socket must never hold up the worker's other games, so the wire is
+bounded both ways. What it reads is handled a read (4 KiB) at a time, and a client
+that sends more frames than a phone ever does (FLOOD_FRAMES within FLOOD_MS: a
+browser sends a pong or two a second, one release and one close) is closed with 1008
+at once, as if it had closed itself then: 3 MB of tiny frames after ``in`` had kept a
+worker's loop busy for a second. What it writes must go out within SEND_S, or the
+client is taken for gone, as a silent line is (a client that asks for answers and
+reads none had made the worker's write fail with BlockingIOError, and a 500 go into
+the upgraded socket).
 """
 
 from __future__ import annotations
@@ -24,6 +34,7 @@ import socket
 import struct
 import sys
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -32,6 +43,9 @@ from simple_websocket import ConnectionClosed, Server
 from werkzeug.exceptions import BadRequest
 from wsproto import ConnectionType
 from wsproto.connection import Connection
+from wsproto.events import BytesMessage, CloseConnection, Ping, TextMessage
+from wsproto.frame_protocol import CloseReason
+from wsproto.utilities import LocalProtocolError
 
 from .tap import TCPI_LAST_DATA_RECV, tcp_info
 
@@ -47,6 +61,13 @@ GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"     # RFC 6455's, for Sec-WebSock
 # the kernel was built: the arrival it gives is moved this much later, so a press is
 # never dated before it came.
 TICK_MS = 10
+# More frames than this within FLOOD_MS is a flood, closed with 1008: a phone sends at
+# most a few a second (an answer to each of the socket's pings, its release, its close).
+FLOOD_FRAMES = 20
+FLOOD_MS = 1_000
+# A write to the client that has not gone out in this long ends the hold as a lost line
+# does (holds.DEAD_MS: by then a client that reads nothing has answered no ping either).
+SEND_S = 1.0
 
 _keeper: socket.socket | None = None
 
@@ -110,6 +131,12 @@ class Wire(Server):
         self.now_ms = now_ms
         self.read = ReadTime(now_ms())
         self.ended_ms: int | None = None
+        # True once a write could not go out in time: the client is gone as a silent
+        # line is, and its hold is let go at its last sign of life (live/hold.py).
+        self.lost = False
+        self._frames: deque[int] = deque(maxlen=FLOOD_FRAMES + 1)  # when the last ones came
+        self._parts: list = []          # the message being gathered, and its length so far
+        self._gathered = 0
         super().__init__(environ, thread_class=_NoThread, **options)
         self.stamped = LINUX and _stamp(self.sock)
 
@@ -165,6 +192,79 @@ class Wire(Server):
         self.ws.receive_data(data)
         self.connected = self._handle_events()
         return True
+
+    def _handle_events(self) -> bool:
+        """Handle the frames of the last read; False once the connection is over. Takes
+        the place of simple-websocket's own, for the bounds (the module's docstring)."""
+        out = b""
+        for event in self.ws.events():
+            self._frames.append(self.read.ms)
+            if len(self._frames) > FLOOD_FRAMES and self.read.ms - self._frames[0] < FLOOD_MS:
+                return self._refuse(out, CloseReason.POLICY_VIOLATION, "too many messages")
+            if isinstance(event, CloseConnection):
+                self.close_reason, self.close_message = event.code, event.reason
+                self._reply(out, event.response())
+                return False
+            if isinstance(event, Ping):
+                out += self.ws.send(event.response())
+            elif isinstance(event, (TextMessage, BytesMessage)):
+                self._gathered += len(event.data)
+                if self.max_message_size and self._gathered > self.max_message_size:
+                    return self._refuse(out, CloseReason.MESSAGE_TOO_BIG, "message too big")
+                self._parts.append(event.data)
+                if event.message_finished:
+                    parts, self._parts, self._gathered = self._parts, [], 0
+                    self.input_buffer.append(parts[0] if len(parts) == 1 else
+                                             type(parts[0])().join(parts))
+        if out:
+            self.write(out)
+        return self.connected
+
+    def _refuse(self, out: bytes, code: int, reason: str) -> bool:
+        """Close at once with ``code``, as if the client had closed at this read."""
+        self.close_reason, self.close_message = code, reason
+        self.ended_ms = self.read.ms
+        self._reply(out, CloseConnection(code, reason))
+        return False
+
+    def _reply(self, out: bytes, closing: Any) -> None:
+        try:
+            out += self.ws.send(closing)
+        except LocalProtocolError:      # the close was already sent
+            pass
+        self.write(out)
+
+    def write(self, data: bytes) -> bool:
+        """Write ``data`` whole within SEND_S; False (and ``lost``) if it could not go out."""
+        if self.lost:
+            return False
+        self.sock.settimeout(SEND_S)
+        try:
+            self.sock.sendall(data)
+            return True
+        except OSError:     # a timeout, a reset, a broken pipe: the client is gone
+            self.lost = True
+            self.connected = False
+            return False
+
+    def send(self, data: Any) -> None:
+        """Send a text message (bytes: binary); ConnectionClosed if the socket is over."""
+        if not self.connected or self.lost:
+            raise ConnectionClosed(self.close_reason, self.close_message)
+        message = BytesMessage(data=data) if isinstance(data, bytes) else TextMessage(data=str(data))
+        if not self.write(self.ws.send(message)):
+            raise ConnectionClosed(self.close_reason, self.close_message)
+
+    def close(self, reason: int | None = None, message: str | None = None) -> None:
+        """Say goodbye with a close frame (if the socket is still open and writable)."""
+        if not self.connected:
+            raise ConnectionClosed(self.close_reason, self.close_message)
+        self.connected = False
+        try:
+            self.write(self.ws.send(CloseConnection(reason or CloseReason.NORMAL_CLOSURE,
+                                                    message)))
+        except LocalProtocolError:
+            pass
 
     def _dated(self, ancillary: list) -> int:
         now = self.now_ms()
