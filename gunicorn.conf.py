@@ -54,6 +54,9 @@ def post_worker_init(worker):
     signal.signal(signal.SIGTERM, on_term)
     signal.siginterrupt(signal.SIGTERM, False)
 
+    from auction.web.door.connections import guard     # one address's connections, bounded
+    guard(worker)
+
     from auction.web.operations.collector import settle     # the collector's pauses (docs/scaling.md)
     from auction.web.operations.metrics import watch_listeners
 

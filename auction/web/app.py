@@ -16,6 +16,7 @@ from flask import Flask
 from ..server import SERVER_CONFIG, Service
 from . import register
 from .config import INSTANCE_PATH, Config, load_secret_key
+from .door.connections import Bounded, Door
 from .door.proxies import TrustedProxies
 
 # templates/ and static/ live at the top of the repository, beside the package.
@@ -41,8 +42,14 @@ def create_app(config=None) -> Flask:
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = load_secret_key(app.instance_path)
 
-    app.wsgi_app = TrustedProxies(app.wsgi_app, app.config["PROXY_HOPS"],  # type: ignore[method-assign]
-                                  app.config["FORWARDED_ALLOW_IPS"])
+    # Each connection's writes and, behind a proxy, each address's requests, bounded
+    # (connections.py) -- inside the proxies' fix, so it sees the forwarded address.
+    door = Door(app.config["MAX_CONNECTIONS_PER_ADDRESS"], app.config["SEND_TIMEOUT_S"],
+                app.config["STREAM_SEND_TIMEOUT_S"], app.config["PROXY_HOPS"],
+                app.config["FORWARDED_ALLOW_IPS"])
+    app.extensions["auction_connections"] = door
+    app.wsgi_app = TrustedProxies(Bounded(app.wsgi_app, door),  # type: ignore[method-assign]
+                                  app.config["PROXY_HOPS"], app.config["FORWARDED_ALLOW_IPS"])
 
     service = Service(replace(SERVER_CONFIG, redis_url=app.config["REDIS_URL"],
                               hold_comp_cap_ms=app.config["HOLD_COMP_CAP_MS"]),

@@ -76,6 +76,17 @@ class Config:
     MAX_STREAMS_PER_INVITATION = env.integer("MAX_STREAMS_PER_INVITATION", 16)
     MAX_STREAMS_PER_ADDRESS = env.integer("MAX_STREAMS_PER_ADDRESS", 40)
     MAX_HOLDS_PER_DEVICE = env.integer("MAX_HOLDS_PER_DEVICE", 4)
+    # Connections of every kind one address may have open on a worker (web/door/
+    # connections.py): 0, a quarter of the worker's pool or file descriptors, at least 64.
+    MAX_CONNECTIONS_PER_ADDRESS = env.integer("MAX_CONNECTIONS_PER_ADDRESS", 0)
+    # A page or JSON answer not written whole within this many seconds of its first
+    # byte, or a stream's write not done within the second, drops its connection: its
+    # client reads nothing (web/door/connections.py).
+    SEND_TIMEOUT_S = env.number("SEND_TIMEOUT_S", 10.0)
+    STREAM_SEND_TIMEOUT_S = env.number("STREAM_SEND_TIMEOUT_S", 20.0)
+    # A stream's lease (limits.py) lives this long unless renewed; the worker renews the
+    # leases of its open streams (a stream that stalled still holds its place).
+    STREAM_LEASE_S = env.number("STREAM_LEASE_S", 60.0)
     # A worker this far behind (how late its event loop woke through most of
     # the last second), or serving this many holds or streams, turns new rooms
     # and joins away with 503 so running games keep their timing

@@ -80,12 +80,16 @@ def device() -> str:
 
 
 def address() -> str:
-    """The client's address (behind trusted proxies, as they told it: web/door/proxies.py).
+    """The client's address (behind trusted proxies, as they told it: web/door/proxies.py),
+    as ``counted``."""
+    return counted(request.remote_addr or "unknown")
 
-    An IPv6 client is counted by its /64, since one phone or home may hold a
-    whole /64; an IPv4 client reaching a server bound to ``[::]`` arrives as
-    ``::ffff:a.b.c.d`` and is counted as a.b.c.d (its /64 would be everyone's)."""
-    addr = request.remote_addr or "unknown"
+
+def counted(addr: str) -> str:
+    """An address as the limits count it. An IPv6 client is counted by its /64, since
+    one phone or home may hold a whole /64; an IPv4 client reaching a server bound to
+    ``[::]`` arrives as ``::ffff:a.b.c.d`` and is counted as a.b.c.d (its /64 would be
+    everyone's)."""
     try:
         ip = ipaddress.ip_address(addr)
     except ValueError:

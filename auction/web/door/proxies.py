@@ -29,6 +29,19 @@ def networks(allowed: str) -> list | None:
             for part in allowed.split(",") if part.strip()]
 
 
+def trusts(trusted: list | None, peer: str | None) -> bool:
+    """Whether ``peer`` is one of the ``trusted`` proxies (``networks``; None: any)."""
+    if trusted is None:
+        return True
+    try:
+        ip = ipaddress.ip_address(peer or "")
+    except ValueError:
+        return False
+    if ip.version == 6 and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return any(ip in net for net in trusted)
+
+
 class TrustedProxies:
     """WSGI middleware: ProxyFix for requests from a trusted proxy, none for the rest."""
 
@@ -39,15 +52,7 @@ class TrustedProxies:
         self.trusted = networks(allowed)
 
     def from_proxy(self, peer: str | None) -> bool:
-        if self.trusted is None:
-            return True
-        try:
-            ip = ipaddress.ip_address(peer or "")
-        except ValueError:
-            return False
-        if ip.version == 6 and ip.ipv4_mapped is not None:
-            ip = ip.ipv4_mapped
-        return any(ip in net for net in self.trusted)
+        return trusts(self.trusted, peer)
 
     def __call__(self, environ, start_response):
         if self.from_proxy(environ.get("REMOTE_ADDR")):

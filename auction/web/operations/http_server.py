@@ -29,6 +29,7 @@ import gevent  # type: ignore[import-untyped]
 from gevent import pywsgi
 
 from ..door.body_deadline import BODY_S
+from ..door.connections import peer_of
 
 IDLE_S = 5.0            # a kept-alive connection with no next request this long is closed
 HEAD_S = 10.0           # a request line and headers must all arrive within this
@@ -119,6 +120,7 @@ class BoundedHandler(pywsgi.WSGIHandler):
 
     def get_environ(self):
         env = super().get_environ()
+        env["ta.socket"] = self.socket      # the connection, for its writes' deadlines
         plain = self.wsgi_input
         body = _Body(plain.rfile, plain.content_length, socket=plain.socket,
                      chunked_input=plain.chunked_input)
@@ -164,5 +166,23 @@ class BoundedHandler(pywsgi.WSGIHandler):
         return super()._handle_client_error(ex)
 
 
+class Server(pywsgi.WSGIServer):
+    """gevent's server, each connection counted against its address's cap as it is
+    accepted (web/door/connections.py: over it, answered 429 and closed unread)."""
+
+    def __init__(self, listener, app, door):
+        super().__init__(listener, app, handler_class=BoundedHandler)
+        self.door = door
+
+    def handle(self, sock, address):
+        give_back = self.door.accepting(sock, peer_of(address))
+        if give_back is None:
+            return
+        try:
+            super().handle(sock, address)
+        finally:
+            give_back()
+
+
 def serve(listener, app) -> pywsgi.WSGIServer:
-    return pywsgi.WSGIServer(listener, app, handler_class=BoundedHandler)
+    return Server(listener, app, app.extensions["auction_connections"])
