@@ -24,7 +24,7 @@ from .connection import cluster_options, connect
 from .faces import LimiterStorage, Lookup
 from .holds import Hold
 from .hub import Hub
-from .leases import Lease
+from .leases import Keeper, Lease
 from .record import Room, digest
 from .rooms import Make, Outcome, Rooms
 from .scheduler import Scheduler
@@ -62,6 +62,7 @@ class Service:
         self._beats = Beats(self._store)
         self._rooms = Rooms(self._store, self._clock, self._cap_ms)
         self._scheduler = Scheduler(self._rooms, self._store, self._clock)
+        self._leases = Keeper()
         # A deadline set here wakes this worker's timer loop at once.
         self._rooms.wake = self._scheduler.wake
         self._rooms.holding_here = self._beats.has
@@ -197,6 +198,7 @@ class Service:
                     kernel_rtt_ms=kernel_rtt_ms)
 
     def lease(self, key: str, cap: int, ttl_ms: int) -> Lease:
-        """One of at most ``cap`` connections open at once under ``key``, for ``ttl_ms``
-        unless renewed (``taken`` False: all were taken)."""
-        return Lease(self._store, self._clock, key, cap, ttl_ms)
+        """One of at most ``cap`` connections open at once under ``key`` (``taken``
+        False: all were taken), kept by this worker until it is dropped (a worker that
+        dies leaves it to run out ``ttl_ms`` after its last renewal)."""
+        return Lease(self._store, self._clock, key, cap, ttl_ms, self._leases)

@@ -87,8 +87,9 @@ MINT_INVITED = "20/hour"
 # seat, so that no refusal depends on whether anyone else holds. Held as
 # leases in Redis, so every worker counts the same; a lease a dead worker left
 # behind runs out by itself.
-STREAM_LEASE_MS = 60_000      # a stream renews its lease at every keep-alive
-HOLD_LEASE_MS = 600_000
+# How long a lease outlives its worker's last renewal (the worker renews those of its
+# open connections: server/leases.py); a stream's is STREAM_LEASE_S.
+HOLD_LEASE_MS = 60_000
 CAPS = ("MAX_STREAMS_PER_DEVICE", "MAX_STREAMS_PER_INVITATION", "MAX_STREAMS_PER_ADDRESS",
         "MAX_HOLDS_PER_DEVICE")
 
@@ -273,13 +274,13 @@ def stream_lease() -> Lease:
     invitation on its address and that room (a table of newcomers behind one Wi-Fi); a
     stranger on its address. Every address's share of the worker is capacity.take's."""
     code = (request.view_args or {}).get("code", "").upper()
+    ttl_ms = round(current_app.config["STREAM_LEASE_S"] * 1000)
     if seated() or (invited() and _a_device()):
-        return _lease(f"stream-device:{device()}:{code}", "MAX_STREAMS_PER_DEVICE",
-                      STREAM_LEASE_MS)
+        return _lease(f"stream-device:{device()}:{code}", "MAX_STREAMS_PER_DEVICE", ttl_ms)
     if invited():
         return _lease(f"stream-invited:{_room_of_invitation()}", "MAX_STREAMS_PER_INVITATION",
-                      STREAM_LEASE_MS)
-    return _lease(f"stream:{address()}", "MAX_STREAMS_PER_ADDRESS", STREAM_LEASE_MS)
+                      ttl_ms)
+    return _lease(f"stream:{address()}", "MAX_STREAMS_PER_ADDRESS", ttl_ms)
 
 
 def hold_lease() -> Lease:

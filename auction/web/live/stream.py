@@ -136,7 +136,6 @@ def serve(code: str, token: str | None, renderer: Renderer) -> ResponseReturnVal
                         yield ": keep-alive\n\n"
                         idle_ms = watch.now_ms()
                         quiet_since = time.monotonic()
-                        lease.renew()
                         watch.reload()
                     else:
                         watch.update()
