@@ -158,6 +158,17 @@ def view_for(game: Game, player_id: str | None, now_ms: int) -> View:
     }
 
 
+# The fields of a view that move with the clock alone: a page counts them itself from
+# the values it was sent, so a view that differs only in them shows nothing new.
+RUNNING = ("deadline_ms", "elapsed_ms")
+
+
+def shown(view: View) -> dict[str, object]:
+    """What ``view`` shows apart from its running clocks (RUNNING): two views that give
+    equal ``shown`` draw the same page. Nothing else in a view depends on the moment it
+    is drawn at, so views of one game drawn at any two moments have equal ``shown``."""
+    return {**view, "deadline_ms": None, "elapsed_ms": None}
+
 class ClockView(TypedDict):
     """The server's clock, for a client to keep its offset to it: ``GET /clock``."""
 

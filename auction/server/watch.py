@@ -39,8 +39,11 @@ class Watch:
             raise
 
     def view(self, token: str | None) -> View:
-        """The room as this device sees it now (a spectator's view without a seat)."""
-        return view_for(self._room.game, self._room.seat_of(token), self._clock.now_ms())
+        """The room as this device sees it now (a spectator's view without a seat); from
+        now on only news this view shows wakes the stream (hub.Listener)."""
+        seat = self._room.seat_of(token)
+        self._listener.seat = seat
+        return view_for(self._room.game, seat, self._clock.now_ms())
 
     def showing(self, token: str | None, view: View, idle_ms: int) -> tuple[str, int, int] | None:
         """If ``view`` first shows this seat a round's spending, what ``shown_late``

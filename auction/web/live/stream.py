@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from flask import Blueprint, Response, g, request
 from flask.typing import ResponseReturnValue
 
+from ...game.views import shown
 from ...server import View, to_json
 from ..door import identity, limits
 from ..operations import health
@@ -58,7 +59,7 @@ class Renderer:
         # HTML carries deadline_ms and elapsed_ms (in data attributes), so
         # comparing HTML alone would resend a part whenever anyone's hidden
         # press woke us. (Comparing the dicts costs a fraction of serialising them.)
-        key = {**view, "deadline_ms": None, "elapsed_ms": None}
+        key = shown(view)
         if self.last == key:
             return []
         self.last = key
