@@ -17,6 +17,8 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import secrets
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from functools import lru_cache, partial
 
@@ -28,6 +30,7 @@ from ...game.charts import charts as end_charts
 from ...game.rules import HOST_TURN_MS, NAME_MAX
 from ...game.settings import PRESETS, RANGES, preset_of
 from ...game.views import View
+from ...server import to_json
 from .. import i18n
 from . import template_inputs, words
 from .words import N_
@@ -293,6 +296,53 @@ def _context(view: View, ctx: dict) -> dict:
     }
 
 
+# Drawing a part once for everyone who sees it alike. A part's HTML is a function of what
+# its template reads of the view (template_inputs.py), the room's fixed names (its code,
+# the invite link shown or not, the site) and the language -- and of two things that
+# differ between two devices seeing the same: the device's form token, and the running
+# clocks (``deadline_ms``, ``elapsed_ms``), which differ by the moment each stream draws.
+# Both are only ever printed as they are (a token of hex digits; the clocks as integers in
+# data attributes, views.RUNNING), so a part is drawn once with marks in their place and
+# each device's copy has its own values put in. 176 streams of one room from one address
+# drew every part 176 times at each change (a stall of the worker at each phase); now the
+# first stream of a change draws and the rest copy.
+CSRF_MARK = "csrf" + secrets.token_hex(14)          # as long as a form token, and as safe
+CLOCK_MARKS = {"deadline_ms": 9_000_000_000_000_000_001, "elapsed_ms": 9_000_000_000_000_000_002}
+DRAWN_MOST = 4096           # parts kept (a few kilobytes each), the least recently used out
+_drawn: OrderedDict[tuple, str] = OrderedDict()
+
+
+def _marked(view: View) -> View:
+    """``view`` with its running clocks replaced by their marks (where it has them)."""
+    marked = dict(view)
+    for field, mark in CLOCK_MARKS.items():
+        if marked.get(field) is not None:
+            marked[field] = mark
+    return marked  # type: ignore[return-value]
+
+
+def _unmarked(html: str, view: View, csrf: str) -> str:
+    """A part drawn with the marks, with this device's values in their place."""
+    if CSRF_MARK in html:
+        html = html.replace(CSRF_MARK, csrf)
+    for field, mark in CLOCK_MARKS.items():
+        if view.get(field) is not None:
+            html = html.replace(str(mark), str(view[field]))  # type: ignore[literal-required]
+    return html
+
+
+def _shared(key: tuple, draw: Callable[[], str]) -> str:
+    """The part of ``key`` as drawn once by this worker (``draw`` if it is not kept)."""
+    html = _drawn.get(key)
+    if html is None:
+        html = _drawn[key] = draw()
+        if len(_drawn) > DRAWN_MOST:
+            _drawn.popitem(last=False)
+    else:
+        _drawn.move_to_end(key)
+    return html
+
+
 def partials(view: View, ctx: dict, names: Sequence[str] = PARTS,
              folder: str = "partials", memo: dict | None = None) -> dict[str, str]:
     """The inner HTML of every live part, keyed by its SSE event name
@@ -300,20 +350,29 @@ def partials(view: View, ctx: dict, names: Sequence[str] = PARTS,
 
     ``memo`` (a stream's own, kept between calls with the same ``ctx``): a part
     whose template reads only view keys equal to last time is not drawn again,
-    its HTML is last time's (template_inputs.py says why that is the same)."""
-    data = _context(view, ctx)
+    its HTML is last time's (template_inputs.py says why that is the same). A part
+    this worker drew for another device that sees it alike is copied (``_shared``)."""
+    marked = _marked(view)
     locale = ctx.get("locale") or i18n.current()
+    fixed = (locale, ctx["code"], ctx.get("invite_url", ""), ctx.get("site", ""))
+    csrf = ctx.get("csrf_token", "")
+    data: dict | None = None
     out = {}
     for name in names:
         template = f"{folder}/{name}.html"
-        inputs = _inputs_of(template)(view)
+        inputs = _inputs_of(template)(marked)
         kept = memo.get(name) if memo is not None else None
         if kept is not None and kept[0] == inputs:
-            out[name] = kept[1]
+            out[name] = _unmarked(kept[1], view, csrf)
             continue
-        out[name] = _draw(template, locale, data).strip()
+        if data is None:
+            data = _context(marked, {**ctx, "csrf_token": CSRF_MARK})
+        drawing = data
+        html = _shared((template, *fixed, to_json(inputs)),
+                       lambda: _draw(template, locale, drawing).strip())
         if memo is not None:
-            memo[name] = (inputs, out[name])
+            memo[name] = (inputs, html)
+        out[name] = _unmarked(html, view, csrf)
     return out
 
 
