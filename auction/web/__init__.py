@@ -58,6 +58,7 @@ def register(app: Flask, service: Service) -> None:
     if app.config["SCHEDULER"]:      # a serving worker: its first pages as fast as the rest
         render.warm({"partials": render.PARTS, "screen": screen.PARTS})
     app.before_request(_guard_posts)
+    app.after_request(limits.spend_mint)
     app.after_request(_finish)
     app.context_processor(lambda: {"csrf_token": csrf_token()})
     app.register_error_handler(rules.RuleError, _rule_error)

@@ -50,28 +50,39 @@ CREATES = {"actions.create_room", "actions.create_solo"}
 # What a visitor commits to, and so what mints its device (identity.commit).
 COMMITS = CREATES | {"actions.join"}
 
-# (limit, scope, which requests, counted only when the code was unknown).
+# (limit, scope, which requests, what spends it). What spends a budget is what it
+# bounds: MISSES, the lookups of a room that does not exist (what a guesser makes);
+# EVERY request it applies to, where a flood of them is what it stops (lookups,
+# posts); or only what WORKED, where the budget is an allowance of commits (new rooms,
+# joins, new devices), so a refused attempt -- a name the room turned down, a bad
+# setting -- costs nobody's budget (checked before, spent after, by the answer).
+MISSES, EVERY, WORKED = "misses", "every", "worked"
 # Per address, for strangers only: a device seated in the room is exempt.
 BY_ADDRESS = [
-    ("60/minute;300/hour", "miss", LOOKUPS, True),
-    ("1200/minute", "lookup", LOOKUPS, False),
-    ("60/minute;600/hour", "create", CREATES, False),
-    ("60/minute", "join", {"actions.join"}, False),
-    ("300/minute", "post", None, False),
+    ("60/minute;300/hour", "miss", LOOKUPS, MISSES),
+    ("1200/minute", "lookup", LOOKUPS, EVERY),
+    ("60/minute;600/hour", "create", CREATES, WORKED),
+    ("60/minute", "join", {"actions.join"}, WORKED),
+    ("300/minute", "post", None, EVERY),
 ]
 # Per address and room, for those who carry the room's invitation and have no seat
 # there: a table of eight newcomers behind one Wi-Fi, reloading.
 BY_INVITATION = [
-    ("600/minute", "invited-lookup", LOOKUPS, False),
-    ("30/minute", "invited-join", {"actions.join"}, False),
+    ("600/minute", "invited-lookup", LOOKUPS, EVERY),
+    ("30/minute", "invited-join", {"actions.join"}, WORKED),
 ]
 # Per device (a device seated in the room a lookup names never misses there, and a
 # miss another site's link made the device send is its address's, not its own).
 BY_DEVICE = [
-    ("20/minute;100/hour", "miss-device", LOOKUPS, True),
-    ("5/minute", "create-device", CREATES, False),
-    ("60/10 seconds", "post-device", None, False),
+    ("20/minute;100/hour", "miss-device", LOOKUPS, MISSES),
+    ("5/minute", "create-device", CREATES, WORKED),
+    ("60/10 seconds", "post-device", None, EVERY),
 ]
+# Per device, of its own room (where no other limit counts it): its page, state,
+# stream and big screen, two a second on average -- a phone that reloads ten times in
+# ten seconds (a page and a stream each) is far under it; 1,500 pages in 15 s are not.
+# Its hold socket is the game itself and counts against none (``_own_hold``).
+OWN_ROOM = ("120/minute", "own-lookup", LOOKUPS - {HOLD_ENDPOINT}, EVERY)
 # The invitation a room page remembers from its invite link (web/pages/room.py).
 INVITE_COOKIE = "ta_invite"
 # New devices (visitors' commits that mint one): per address for strangers; per
@@ -156,10 +167,13 @@ def _seated() -> bool:
     return room.seat_of(g.device_token) is not None
 
 
-def _limit(rate: str, scope: str, key, exempt, misses: bool) -> ApplicationLimit:
+SPENT_WHEN = {MISSES: lambda response: g.get("missed_room", False), EVERY: None,
+              WORKED: lambda response: response.status_code < 400}
+
+
+def _limit(rate: str, scope: str, key, exempt, spent: str) -> ApplicationLimit:
     return ApplicationLimit(rate, scope=scope, key_function=key, exempt_when=exempt,
-                            deduct_when=(lambda r: g.get("missed_room", False)) if misses
-                            else None)
+                            deduct_when=SPENT_WHEN[spent])
 
 
 def init(app: Flask, storage: LimiterStorage) -> Limiter:
@@ -167,14 +181,17 @@ def init(app: Flask, storage: LimiterStorage) -> Limiter:
     store's own Redis, Service.limiter_storage)."""
     scale = app.config["RATE_LIMIT_SCALE"]
     limits: list[str | Callable[[], str] | ApplicationLimit] = [
-        _limit(_scaled(rate, scale), scope, address, _for_strangers(endpoints), misses)
-        for rate, scope, endpoints, misses in BY_ADDRESS]
+        _limit(_scaled(rate, scale), scope, address, _for_strangers(endpoints), spent)
+        for rate, scope, endpoints, spent in BY_ADDRESS]
     limits += [_limit(_scaled(rate, scale), scope, _room_of_invitation,
-                      _for_invited(endpoints), misses)
-               for rate, scope, endpoints, misses in BY_INVITATION]
-    limits += [_limit(_scaled(rate, scale), scope, device, _for_device(endpoints, misses),
-                      misses)
-               for rate, scope, endpoints, misses in BY_DEVICE]
+                      _for_invited(endpoints), spent)
+               for rate, scope, endpoints, spent in BY_INVITATION]
+    limits += [_limit(_scaled(rate, scale), scope, device, _for_device(endpoints, spent),
+                      spent)
+               for rate, scope, endpoints, spent in BY_DEVICE]
+    rate, scope, endpoints, spent = OWN_ROOM
+    limits.append(_limit(_scaled(rate, scale), scope, device, _for_own_room(endpoints),
+                         spent))
     limiter = Limiter(key_func=address, application_limits=limits,
                       strategy="sliding-window-counter", storage_uri=storage.uri,
                       storage_options=dict(storage.options))
@@ -212,15 +229,21 @@ def _for_invited(endpoints: set[str] | None):
     return lambda: not applies() or seated() or not invited()
 
 
-def _for_device(endpoints: set[str] | None, misses: bool):
+def _for_device(endpoints: set[str] | None, spent: str):
     """Exempt unless the request is of these and comes from a device; its misses count
     neither in a room it is seated in (it cannot miss there, and a budget spent
     elsewhere must not shut it out of its own game) nor when another site's link
     sent it (its address counts those)."""
     applies = _applies(endpoints)
-    if not misses:
+    if spent != MISSES:
         return lambda: not applies() or not _a_device()
     return lambda: not applies() or not _a_device() or identity.from_elsewhere() or seated()
+
+
+def _for_own_room(endpoints: set[str]):
+    """Exempt unless the request is one of these in a room the device is seated in."""
+    applies = _applies(endpoints)
+    return lambda: not applies() or not seated()
 
 
 def _a_device() -> bool:
@@ -230,13 +253,18 @@ def _a_device() -> bool:
 
 NO_DEVICE = N_("too many new players from your network just now; try again in "
                "%(seconds)s s, or open the room's invite link")
+# ...said to a newcomer who came with the invite link: the one thing they already did.
+NO_DEVICE_INVITED = N_("too many new players from your network just now; try again in "
+                       "%(seconds)s s")
 
 
 def mint():
     """A before-request hook: a visitor's commit (create, solo, join) mints its device if
-    its budget allows one more (counted if so) -- its address's, or, when it carries the
-    room's invitation, its address's for that room alone: a flood from the address never
-    shuts out a newcomer with the link. Otherwise 429, saying when to come back."""
+    its budget allows one more -- its address's, or, when it carries the room's
+    invitation, its address's for that room alone: a flood from the address never
+    shuts out a newcomer with the link. Otherwise 429, saying when to come back. The
+    budget is spent only when the commit worked (``spend_mint``, after the answer): a
+    join the room refused mints nothing and costs nothing."""
     if not g.deviceless or request.endpoint not in COMMITS or request.method != "POST":
         return None
     strategy = current_app.extensions["auction_limiter"].limiter
@@ -244,14 +272,27 @@ def mint():
     items, key = ((with_invitation, _room_of_invitation()) if invited()
                   else (strangers, address()))
     for item in items:
-        if not strategy.hit(item, "mint", key):
+        if not strategy.test(item, "mint", key):
             reset, _ = strategy.get_window_stats(item, "mint", key)
             seconds = max(1, math.ceil(reset - time.time()))
-            response = current_app.make_response(error(429, NO_DEVICE, seconds=seconds))
+            words = NO_DEVICE_INVITED if invited() else NO_DEVICE
+            response = current_app.make_response(error(429, words, seconds=seconds))
             response.headers["Retry-After"] = str(seconds)
             return response
+    g.mint = (items, key)
     identity.commit()
     return None
+
+
+def spend_mint(response):
+    """An after-request hook: a device minted by a commit that worked spends its budget."""
+    minted = g.pop("mint", None)
+    if minted is not None and response.status_code < 400:
+        strategy = current_app.extensions["auction_limiter"].limiter
+        items, key = minted
+        for item in items:
+            strategy.hit(item, "mint", key)
+    return response
 
 
 def retry_after(exc: RateLimitExceeded) -> int:
