@@ -138,3 +138,51 @@ def test_a_line_closed_under_its_reader_says_nothing(redis_url, caplog):
     time.sleep(Hub.PING_S + 0.5)    # past the read's timeout
     assert listener.code == "RETIRED" and not [r for r in caplog.records if r.thread in mine], \
         caplog.text
+
+
+def test_a_change_wakes_only_the_streams_whose_view_it_changes(redis_url):
+    """Another player's press changes the stored room and that player's own view, and no
+    one else's: it wakes neither a spectator's stream nor another seat's, though each
+    is handed it (the next change they do see finds it kept). Before, every change woke
+    every stream of the room, and a worker with 216 spectator streams spent twice its
+    quiet CPU after each hidden press: something a latency probe could read."""
+    from auction.game import rules
+    from auction.server.clock import Clock
+    from auction.server.hub import EVERY
+    from auction.server.rooms import Rooms
+    from auction.server.store import Store
+
+    client = redis.Redis.from_url(redis_url)
+    rooms = Rooms(Store(client), Clock(Store(client).time))
+    code = rooms.create("t1", "Ann", "stake")
+    rooms.join(code, "t2", "Bob")
+    room, _ = rooms.load(code)
+    ann, bob = room.seat_of("t1"), room.seat_of("t2")
+    hub = Hub(client)
+    spectator, other, presser, hold = (hub.listen(code) for _ in range(4))
+    spectator.seat, other.seat, presser.seat = None, bob, ann       # hold: EVERY
+    assert hold.seat == EVERY
+
+    def woken(listener, timeout=2.0):
+        return listener.wait(timeout)
+
+    try:
+        rooms.as_player(code, "t1", lambda pid: rules.Start(pid))     # everyone sees it
+        assert all(woken(l) for l in (spectator, other, presser, hold))
+        rnd = rooms.load(code)[0].game.current
+        rooms.act(code, lambda room: rules.Press(ann, rnd.go_ms - 300), now_ms=rnd.go_ms - 300)
+        assert woken(presser) and woken(hold)       # Ann sees herself holding
+        version = presser.latest.version
+        assert not woken(spectator, 0.3) and not woken(other, 0.3)
+        assert spectator.latest.version == other.latest.version == version   # kept, unwoken
+        rooms.act(code, lambda room: rules.Release(ann, rnd.go_ms - 100),
+                  now_ms=rnd.go_ms - 100)            # let go in the countdown: hers alone
+        assert woken(presser) and not woken(spectator, 0.3) and not woken(other, 0.3)
+        # Bob leaves: the players' list changes, which everyone sees.
+        rooms.leave(code, "t2")
+        assert all(woken(l) for l in (spectator, other, presser, hold))
+    finally:
+        for l in (spectator, other, presser, hold):
+            l.close()
+        stop(hub)
+        client.close()

@@ -70,23 +70,57 @@ def steps(settings: dict, seed: int):
         yield game, now
 
 
+def afresh(view, ctx, names=render.PARTS, folder="partials") -> dict[str, str]:
+    """Every part drawn from this view and ctx alone: no memo, no part drawn for someone
+    else, no marks in place of the form token or the clocks (render._shared)."""
+    data = render._context(view, ctx)
+    return {name: render._draw(f"{folder}/{name}.html", ctx["locale"], data).strip()
+            for name in names}
+
+
 @pytest.mark.parametrize("settings", SETTINGS)
 @pytest.mark.parametrize("locale", ["en", "ko"])
 def test_a_part_drawn_only_when_its_inputs_changed_is_the_part_drawn_afresh(settings, locale):
+    """...and a part copied from another device's drawing (draw once, with marks for the
+    form token and the clocks) is too: every viewer's stream here has a token of its own,
+    and a second stream of each viewer (another device of the same seat) copies."""
     ctx = {**CTX, "locale": locale}
+    tokens = {viewer: f"{i:032x}" for i, viewer in enumerate(VIEWERS, start=7)}
     memos: dict = {viewer: {} for viewer in VIEWERS}
+    twins: dict = {viewer: {} for viewer in VIEWERS}
     big_screen: dict = {}
     phases = set()
     for game, now in steps(settings, seed=len(settings)):
         phases.add(game.phase.value)
         for viewer in VIEWERS:
             view = view_for(game, viewer, now)
-            kept = render.partials(view, ctx, memo=memos[viewer])
-            assert kept == render.partials(view, ctx), (viewer, view["phase"])
+            mine = {**ctx, "csrf_token": tokens[viewer]}
+            kept = render.partials(view, mine, memo=memos[viewer])
+            assert kept == afresh(view, mine), (viewer, view["phase"])
+            twin = {**ctx, "csrf_token": tokens[viewer][::-1]}
+            assert render.partials(view, twin, memo=twins[viewer]) == afresh(view, twin)
         view = view_for(game, None, now)
         kept = screen._parts(view, ctx, memo=big_screen)
-        assert kept == render.partials(view, ctx, screen.PARTS, "screen")
+        assert kept == afresh(view, ctx, screen.PARTS, "screen")
     assert phases >= {"lobby", "countdown", "spending", "result", "ended"}
+
+
+def test_a_part_is_drawn_once_for_every_device_that_sees_it_alike(monkeypatch):
+    """A hundred spectators' streams of one room, each with a form token of its own, at
+    one change: one drawing of each part, and a hundred copies with their own tokens."""
+    drawn: list[str] = []
+    draw = render._draw
+    monkeypatch.setattr(render, "_draw", lambda name, *a: drawn.append(name) or draw(name, *a))
+    render._drawn.clear()
+    game, _ = R.apply(lobby(), R.Start("p1"), 1_000)
+    copies = []
+    for i in range(100):
+        view = view_for(game, None, 1_000 + i)      # each drawn at its own moment
+        ctx = {**CTX, "locale": "en", "csrf_token": f"{i:032x}"}
+        copies.append((render.partials(view, ctx, memo={}), view, ctx))
+    assert sorted(drawn) == sorted(f"partials/{name}.html" for name in render.PARTS)
+    for parts, view, ctx in copies:
+        assert parts == afresh(view, ctx)
 
 
 def test_the_memo_skips_parts_whose_inputs_did_not_change():
